@@ -1,0 +1,10 @@
+// The backends layer: devices (CUDA discovery, host virtual devices) and the
+// WEFT_HOST_DEVICE portability macro.
+#pragma once
+
+#include <weft/backends/config.hpp>
+#include <weft/backends/cuda_devices.hpp>
+#include <weft/backends/device.hpp>
+#include <weft/backends/device_registry.hpp>
+#include <weft/backends/host_device.hpp>
+#include <weft/backends/host_devices.hpp>

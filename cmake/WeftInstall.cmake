@@ -1,0 +1,18 @@
+# `cmake --install` puts headers, the layer libraries and weftConfig.cmake under
+# the prefix, so an outside project can find_package(weft) and link weft::weft.
+include(CMakePackageConfigHelpers)
+get_property(weft_layer_targets GLOBAL PROPERTY WEFT_LAYER_TARGETS)
+install(TARGETS weft weft_build_flags ${weft_layer_targets} EXPORT weftTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+configure_package_config_file(cmake/weftConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/weftConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/weftConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)

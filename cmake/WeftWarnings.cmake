@@ -1,0 +1,43 @@
+# Warning and sanitizer flags shared by every weft target.
+add_library(weft_build_flags INTERFACE)
+target_compile_options(weft_build_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow>
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${WEFT_WERROR}>>:-Werror>)
+
+if(WEFT_SANITIZE STREQUAL "thread")
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=thread> $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=thread)
+elseif(WEFT_SANITIZE STREQUAL "address")
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined>
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=undefined>
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=address,undefined)
+elseif(NOT WEFT_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "WEFT_SANITIZE must be thread, address or empty (got '${WEFT_SANITIZE}')")
+endif()
+
+# weft_add_layer(<name> [SOURCES ...] [LINKS ...]) makes the library target
+# weft_<name> with its public headers under <name>/include.
+function(weft_add_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINKS;PRIVATE_LINKS" ${ARGN})
+  set(target weft_${name})
+  if(ARG_SOURCES)
+    add_library(${target} STATIC ${ARG_SOURCES})
+    set(scope PUBLIC)
+    target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:weft_build_flags> ${ARG_PRIVATE_LINKS})
+    set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  else()
+    add_library(${target} INTERFACE)
+    set(scope INTERFACE)
+  endif()
+  add_library(weft::${name} ALIAS ${target})
+  target_compile_features(${target} ${scope} cxx_std_20)
+  target_include_directories(${target} ${scope}
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  if(ARG_LINKS)
+    target_link_libraries(${target} ${scope} ${ARG_LINKS})
+  endif()
+  set_property(GLOBAL APPEND PROPERTY WEFT_LAYER_TARGETS ${target})
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endfunction()

@@ -1,0 +1,73 @@
+// An event count: lets idle workers sleep without missing work that arrives
+// while they decide to sleep, and costs a producer one fence and one load
+// when nobody sleeps.
+//
+//   consumer:                                 producer:
+//     auto key = ec.prepare_wait();             queue.push(x);
+//     if (auto x = queue.try_pop()) {           ec.notify_one();
+//       ec.cancel_wait(); use(*x);
+//     } else {
+//       ec.commit_wait(key);   // sleeps unless notified since prepare_wait
+//     }
+//
+// Why no wake-up is lost: the consumer announces itself (waiters_ RMW) before
+// re-checking the queue; the producer publishes its item before reading
+// waiters_. Both sides separate the store from the later load with a seq_cst
+// fence, so at least one of them sees the other: either the consumer finds
+// the item, or the producer sees a waiter and bumps epoch_, which makes
+// commit_wait() return (epoch_ no longer equals the key).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace weft {
+
+class EventCount {
+ public:
+  using Key = std::uint32_t;
+
+  Key prepare_wait() noexcept {
+    waiters_.fetch_add(1, std::memory_order_seq_cst);
+    // seq_cst fence: pairs with the fence in notify(); orders our announcement
+    // before the caller's re-check of its queues.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return epoch_.load(std::memory_order_acquire);
+  }
+
+  void cancel_wait() noexcept { waiters_.fetch_sub(1, std::memory_order_relaxed); }
+
+  void commit_wait(Key key) noexcept {
+    // Returns at once if a notify happened after prepare_wait (epoch moved);
+    // otherwise blocks in the kernel (futex) until the epoch changes.
+    epoch_.wait(key, std::memory_order_acquire);
+    waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  // Wake one sleeping consumer, if any. Call after publishing the work.
+  void notify_one() noexcept { notify(false); }
+  void notify_all() noexcept { notify(true); }
+
+  // Consumers that have announced themselves and not yet left (a snapshot).
+  std::uint32_t waiters() const noexcept { return waiters_.load(std::memory_order_relaxed); }
+
+ private:
+  void notify(bool all) noexcept {
+    // seq_cst fence: pairs with the fence in prepare_wait(); orders the
+    // caller's publication of work before our read of waiters_.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (waiters_.load(std::memory_order_relaxed) == 0) return;
+    // release: pairs with the acquire in commit_wait()/prepare_wait().
+    epoch_.fetch_add(1, std::memory_order_release);
+    if (all) {
+      epoch_.notify_all();
+    } else {
+      epoch_.notify_one();
+    }
+  }
+
+  alignas(64) std::atomic<std::uint32_t> waiters_{0};
+  alignas(64) std::atomic<Key> epoch_{0};
+};
+
+}  // namespace weft

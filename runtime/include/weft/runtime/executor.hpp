@@ -1,0 +1,182 @@
+// The work-stealing Executor: a pool of workers with a CPU or a GPU domain
+// priority (Ripple section 6), each owning Chase-Lev deques, stealing when
+// idle and sleeping on an event count when there is nothing to steal.
+//
+//   weft::Executor executor({.cpu_workers = 2});
+//   weft::TaskGroup group(executor);
+//   group.run([] { std::puts("on a worker"); });
+//   group.wait();                        // rethrows a job's exception
+//
+// Jobs (weft::Job) must be ready when submitted; the Executor runs each once
+// and never pushes one back. CPU jobs run on any worker. GPU jobs run only on
+// GPU-priority workers, which exist when CUDA devices or host virtual devices
+// are in use (ExecutorConfig::virtual_devices), and which prefer GPU work.
+//
+// Threads outside the pool submit through lock-free MPMC queues; workers push
+// onto their own deques. Waiting on a worker thread never idles it: it keeps
+// running other ready jobs until what it waits for is done.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <weft/backends/device_registry.hpp>
+#include <weft/runtime/chase_lev_deque.hpp>
+#include <weft/runtime/event_count.hpp>
+#include <weft/runtime/executor_config.hpp>
+#include <weft/runtime/job.hpp>
+#include <weft/runtime/worker_stats.hpp>
+
+namespace weft {
+
+class Executor;
+
+// A worker as the jobs it runs see it: where they push follow-up work.
+class WorkerContext {
+ public:
+  int index() const noexcept { return index_; }
+  Domain domain() const noexcept { return domain_; }
+  Executor& executor() const noexcept { return *executor_; }
+
+  // Makes a ready job runnable. CPU jobs go onto this worker's deque; GPU
+  // jobs onto its GPU deque when it has one, else to the GPU submission queue.
+  void push(Job* job, Domain domain = Domain::Cpu);
+
+ private:
+  friend class Executor;
+  WorkerContext(Executor& ex, int index, Domain domain);
+
+  Executor* executor_;
+  int index_;
+  Domain domain_;
+  ChaseLevDeque<Job*> cpu_deque_;
+  std::unique_ptr<ChaseLevDeque<Job*>> gpu_deque_;  // GPU-priority workers only
+  std::vector<int> victims_;                        // steal order (topological)
+  std::uint64_t rng_state_;                         // random steal strategy
+  int round_robin_cursor_;
+  std::atomic<int> core_{-1};  // written by the worker when pinning fails, read by stats()
+  OwnerCounter jobs_run_, steals_, failed_steals_, sleeps_;
+  std::thread thread_;
+};
+
+class Executor {
+ public:
+  explicit Executor(ExecutorConfig config = {});
+  ~Executor();  // runs every queued job, waits for all runs, then joins the workers
+
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Submits a ready job from any thread. Throws std::logic_error for a GPU
+  // job when there are no GPU-priority workers.
+  void submit(Job* job, Domain domain = Domain::Cpu);
+
+  // Returns once done() is true. On a worker of this executor it runs other
+  // ready jobs meanwhile; elsewhere it sleeps until some run completes (see
+  // notify_completion) and checks again. done() must become true through
+  // work that calls notify_completion() afterwards.
+  template <class Pred>
+  void wait_until(Pred done);
+
+  // Wakes threads blocked in wait_until() so they re-check their predicate.
+  // Touches only the executor, so the caller may have just released the
+  // object the waiter will destroy.
+  void notify_completion() noexcept;
+
+  // Runs (task groups, work-graph executions) register here, so that
+  // wait_for_all() and the destructor can wait for them.
+  void begin_run() noexcept { active_runs_.fetch_add(1, std::memory_order_relaxed); }
+  void end_run() noexcept;
+  void wait_for_all();
+
+  int worker_count() const noexcept { return static_cast<int>(workers_.size()); }
+  int cpu_worker_count() const noexcept { return cpu_workers_; }
+  int gpu_worker_count() const noexcept { return worker_count() - cpu_workers_; }
+  const DeviceRegistry& devices() const noexcept { return devices_; }
+  const ExecutorConfig& config() const noexcept { return config_; }
+
+  std::vector<WorkerStats> stats() const;
+  void reset_stats() noexcept;
+
+  // The worker running the calling thread if it belongs to this executor, else null.
+  WorkerContext* this_worker() const noexcept;
+
+  // Tries once to find a ready job for `worker` and runs it. For helpers that
+  // wait on a worker thread; returns whether a job ran.
+  bool run_one(WorkerContext& worker);
+
+ private:
+  friend class WorkerContext;
+  struct Shared;  // lock-free submission queues (Boost.Lockfree), kept out of this header
+
+  void worker_main(WorkerContext& worker);
+  Job* find_job(WorkerContext& worker);
+  Job* steal_from_others(WorkerContext& worker, Domain domain);
+  int next_victim(WorkerContext& worker);
+  void execute(WorkerContext& worker, Job* job);
+  void wake_for(Domain domain) noexcept;
+
+  ExecutorConfig config_;
+  DeviceRegistry devices_;
+  int cpu_workers_ = 0;
+  int steal_attempts_ = 0;
+  std::vector<std::unique_ptr<WorkerContext>> workers_;
+  std::unique_ptr<Shared> shared_;
+  EventCount cpu_sleep_;  // CPU-priority workers sleep here
+  EventCount gpu_sleep_;  // GPU-priority workers sleep here
+  std::atomic<bool> stopping_{false};
+  alignas(64) std::atomic<std::int64_t> active_runs_{0};
+  alignas(64) std::atomic<std::uint32_t> completions_{0};
+};
+
+// ---- inline hot paths -------------------------------------------------------
+
+inline void WorkerContext::push(Job* job, Domain domain) {
+  if (domain == Domain::Cpu) {
+    cpu_deque_.push(job);
+    executor_->wake_for(Domain::Cpu);
+  } else if (gpu_deque_ != nullptr) {
+    gpu_deque_->push(job);
+    executor_->wake_for(Domain::Gpu);
+  } else {
+    executor_->submit(job, Domain::Gpu);
+  }
+}
+
+inline void Executor::wake_for(Domain domain) noexcept {
+  if (domain == Domain::Gpu) {
+    gpu_sleep_.notify_one();
+    return;
+  }
+  // CPU work wakes a sleeping CPU worker; the event count guarantees one
+  // notices it. When no CPU worker sleeps but a GPU worker does, wake that
+  // one instead (GPU workers run CPU jobs when they have no GPU work), and
+  // always when there are no CPU workers at all.
+  if (cpu_workers_ == 0 || (cpu_sleep_.waiters() == 0 && gpu_sleep_.waiters() != 0)) {
+    gpu_sleep_.notify_one();
+  } else {
+    cpu_sleep_.notify_one();
+  }
+}
+
+template <class Pred>
+void Executor::wait_until(Pred done) {
+  if (WorkerContext* self = this_worker()) {
+    while (!done()) {
+      if (!run_one(*self)) std::this_thread::yield();
+    }
+    return;
+  }
+  while (true) {
+    // Read the generation before the predicate: a completion between the two
+    // changes it, so the wait below returns at once instead of missing it.
+    const std::uint32_t generation = completions_.load(std::memory_order_acquire);
+    if (done()) return;
+    completions_.wait(generation, std::memory_order_acquire);
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,16 @@
+// The runtime layer: Chase-Lev deques, hwloc topology, the work-stealing
+// Executor with CPU- and GPU-priority workers, task groups, and the static
+// work-DAG (Crs, transpose_crs, WorkGraphPolicy, parallel_for).
+#pragma once
+
+#include <weft/memory/memory.hpp>
+#include <weft/runtime/chase_lev_deque.hpp>
+#include <weft/runtime/crs.hpp>
+#include <weft/runtime/event_count.hpp>
+#include <weft/runtime/executor.hpp>
+#include <weft/runtime/executor_config.hpp>
+#include <weft/runtime/job.hpp>
+#include <weft/runtime/task_group.hpp>
+#include <weft/runtime/topology.hpp>
+#include <weft/runtime/work_graph_policy.hpp>
+#include <weft/runtime/worker_stats.hpp>

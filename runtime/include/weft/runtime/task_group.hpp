@@ -1,0 +1,103 @@
+// A group of fire-and-forget callables run on an Executor, waited on together.
+//
+//   weft::TaskGroup group(executor);
+//   for (int i = 0; i < n; ++i) group.run([&, i] { out[i] = work(i); });
+//   group.wait();   // returns when all ran; rethrows the first exception
+//
+// Callables may run() more callables into the same group from inside a job.
+// If one throws, the others still run (they are independent); wait() then
+// rethrows the first exception and the group is ready for reuse.
+//
+// Each run() allocates its job on the heap; the pool-backed, allocation-free
+// path is the task-DAG's TaskScheduler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include <weft/runtime/executor.hpp>
+
+namespace weft {
+
+class TaskGroup {
+ public:
+  explicit TaskGroup(Executor& executor) noexcept : executor_(executor) {}
+  TaskGroup(const TaskGroup&) = delete;
+  TaskGroup& operator=(const TaskGroup&) = delete;
+
+  // Waits for outstanding callables; an exception not collected by wait() is dropped.
+  ~TaskGroup() {
+    executor_.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
+  }
+
+  template <class F>
+  void run(F&& fn, Domain domain = Domain::Cpu) {
+    using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable_v<Fn&>, "TaskGroup::run takes a callable with no arguments");
+    auto* job = new CallableJob<Fn>(std::forward<F>(fn), *this);
+    // relaxed: the job's submission below publishes it; only the 0 -> 1 step
+    // needs to tell the executor a run began.
+    if (pending_.fetch_add(1, std::memory_order_relaxed) == 0) executor_.begin_run();
+    try {
+      executor_.submit(job, domain);
+    } catch (...) {
+      delete job;
+      finish_one();
+      throw;
+    }
+  }
+
+  void wait() {
+    executor_.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
+    if (has_error_.load(std::memory_order_acquire)) {
+      std::exception_ptr error = std::exchange(error_, nullptr);
+      has_error_.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(error);
+    }
+  }
+
+  std::int64_t pending() const noexcept { return pending_.load(std::memory_order_relaxed); }
+
+ private:
+  template <class Fn>
+  struct CallableJob : Job {
+    CallableJob(Fn&& f, TaskGroup& g) : Job(&CallableJob::invoke_fn), fn(std::move(f)), group(&g) {}
+    CallableJob(const Fn& f, TaskGroup& g) : Job(&CallableJob::invoke_fn), fn(f), group(&g) {}
+    static void invoke_fn(Job& self, WorkerContext&) {
+      auto* job = static_cast<CallableJob*>(&self);
+      TaskGroup* group = job->group;
+      try {
+        job->fn();
+      } catch (...) {
+        group->capture(std::current_exception());
+      }
+      delete job;
+      group->finish_one();
+    }
+    Fn fn;
+    TaskGroup* group;
+  };
+
+  void capture(std::exception_ptr error) noexcept {
+    // The first exception wins. Its write to error_ happens before wait()
+    // reads it: finish_one()'s acq_rel decrement follows it in this thread.
+    if (!has_error_.exchange(true, std::memory_order_acq_rel)) error_ = std::move(error);
+  }
+
+  void finish_one() noexcept {
+    Executor& executor = executor_;  // `this` may be gone once pending_ hits zero
+    // acq_rel: release publishes this job's effects to the waiter's acquire
+    // load of pending_; acquire orders earlier jobs' effects before ours.
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) executor.end_run();
+  }
+
+  Executor& executor_;
+  std::atomic<std::int64_t> pending_{0};
+  std::atomic<bool> has_error_{false};
+  std::exception_ptr error_;
+};
+
+}  // namespace weft

@@ -1,0 +1,136 @@
+// The static work-DAG (Kokkos report 2.4 and 3.3): call f(i) for every node
+// of a DAG given in compressed rows, f(j) only after every f(i) with an edge
+// i -> j has returned.
+//
+//   weft::Crs<int> dag;   // row i: the nodes that execute after i
+//   ...
+//   weft::WorkGraphPolicy<int> policy(dag);      // validates, finds cycles
+//   weft::parallel_for(executor, policy, [&](int i) { value[i] = ...; });
+//
+// Everything a run needs (join counters, one job per node, root-seeding jobs)
+// is prepared when the policy is built, so a run allocates nothing and a
+// policy can be run many times. Each node resets its own join counter when it
+// runs, so there is no reset pass between runs either.
+//
+// Errors: a malformed Crs or a cycle throws std::invalid_argument from the
+// constructor, naming the problem (for a cycle, the nodes on it); nothing
+// runs. If f throws, nodes already running finish, nodes not yet started are
+// skipped (f is not called for them, but the DAG is still walked so the policy
+// stays reusable), and parallel_for rethrows the first exception.
+//
+// One policy runs one parallel_for at a time; starting a second while the
+// first runs throws std::logic_error. Copies of a policy share its state.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include <weft/runtime/crs.hpp>
+#include <weft/runtime/executor.hpp>
+
+namespace weft {
+
+// The executor used where none is named: default configuration, created on first use.
+Executor& default_executor();
+
+namespace detail {
+
+template <class Index>
+class WorkGraphEngine {
+ public:
+  using Call = void (*)(const void* functor, Index i);
+
+  explicit WorkGraphEngine(const Crs<Index>& dag);
+  WorkGraphEngine(const WorkGraphEngine&) = delete;
+  WorkGraphEngine& operator=(const WorkGraphEngine&) = delete;
+
+  // Runs call(functor, i) for every node in dependence order; blocks (on a
+  // worker: keeps running other jobs) until all are done; rethrows.
+  void run(Executor& executor, const void* functor, Call call);
+
+  Index num_nodes() const noexcept { return dag_.num_rows(); }
+  Index num_roots() const noexcept { return static_cast<Index>(roots_.size()); }
+  Index num_sinks() const noexcept { return sinks_; }
+  const Crs<Index>& graph() const noexcept { return dag_; }
+
+ private:
+  struct NodeJob : Job {
+    explicit NodeJob(WorkGraphEngine* e) : Job(&WorkGraphEngine::invoke_node), engine(e) {}
+    WorkGraphEngine* engine;
+  };
+  // Roots are handed out by a binary tree of seeding jobs: a thief takes the
+  // larger half of what is left, so independent nodes spread in O(log n) steals.
+  struct SeedJob : Job {
+    SeedJob(WorkGraphEngine* e, Index l, Index h)
+        : Job(&WorkGraphEngine::invoke_seed), engine(e), lo(l), hi(h) {}
+    WorkGraphEngine* engine;
+    Index lo, hi;               // roots_[lo, hi)
+    int left = -1, right = -1;  // children in seeds_, or -1 for a leaf
+  };
+
+  static void invoke_node(Job& job, WorkerContext& worker);
+  static void invoke_seed(Job& job, WorkerContext& worker);
+  Index execute_from(Index node, WorkerContext& worker);  // returns sinks completed
+  void finish_sinks(Index completed);
+  int build_seeds(Index lo, Index hi, Index grain);
+  [[noreturn]] void throw_cycle(const std::vector<Index>& remaining_in_degree) const;
+
+  Crs<Index> dag_;
+  std::vector<Index> in_degree_;
+  std::unique_ptr<std::atomic<Index>[]> join_;
+  std::vector<NodeJob> jobs_;
+  std::vector<Index> roots_;
+  std::vector<SeedJob> seeds_;
+  Index sinks_ = 0;
+
+  // The run in progress.
+  Executor* executor_ = nullptr;
+  const void* functor_ = nullptr;
+  Call call_ = nullptr;
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_;
+  alignas(64) std::atomic<Index> pending_sinks_{0};
+};
+
+extern template class WorkGraphEngine<std::int32_t>;
+extern template class WorkGraphEngine<std::int64_t>;
+
+}  // namespace detail
+
+template <class Index = std::int32_t>
+class WorkGraphPolicy {
+ public:
+  using index_type = Index;
+  using graph_type = Crs<Index>;
+
+  // dependences: row i lists the nodes that execute after node i.
+  explicit WorkGraphPolicy(const graph_type& dependences)
+      : engine_(std::make_shared<detail::WorkGraphEngine<Index>>(dependences)) {}
+
+  Index num_nodes() const noexcept { return engine_->num_nodes(); }
+  Index num_roots() const noexcept { return engine_->num_roots(); }  // nodes with no predecessor
+  Index num_sinks() const noexcept { return engine_->num_sinks(); }  // nodes with no successor
+  const graph_type& graph() const noexcept { return engine_->graph(); }
+  detail::WorkGraphEngine<Index>& engine() const noexcept { return *engine_; }
+
+ private:
+  std::shared_ptr<detail::WorkGraphEngine<Index>> engine_;
+};
+
+template <class Index, class F>
+void parallel_for(Executor& executor, const WorkGraphPolicy<Index>& policy, const F& f) {
+  static_assert(std::is_invocable_v<const F&, Index>, "parallel_for(WorkGraphPolicy, f) calls f(index)");
+  policy.engine().run(executor, &f, [](const void* fn, Index i) { (*static_cast<const F*>(fn))(i); });
+}
+
+template <class Index, class F>
+void parallel_for(const WorkGraphPolicy<Index>& policy, const F& f) {
+  parallel_for(default_executor(), policy, f);
+}
+
+}  // namespace weft

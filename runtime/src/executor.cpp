@@ -1,0 +1,313 @@
+#include <weft/runtime/executor.hpp>
+
+#include <boost/lockfree/queue.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include <weft/runtime/topology.hpp>
+
+namespace weft {
+
+namespace {
+
+// The worker running on this thread, whichever executor it belongs to.
+thread_local WorkerContext* tls_worker = nullptr;
+
+// Rounds of looking for work (with a yield between) before a worker sleeps:
+// short gaps between bursts of work are common and a futex wake-up costs
+// microseconds, while a yield costs well under one.
+constexpr int kIdleRoundsBeforeSleep = 16;
+
+std::uint64_t xorshift(std::uint64_t& s) noexcept {
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(StealStrategy s) noexcept {
+  switch (s) {
+    case StealStrategy::round_robin:
+      return "round_robin";
+    case StealStrategy::random:
+      return "random";
+    case StealStrategy::topological:
+      return "topological";
+  }
+  return "unknown";
+}
+
+StealStrategy steal_strategy_from_string(const std::string& name) {
+  if (name == "round_robin") return StealStrategy::round_robin;
+  if (name == "random") return StealStrategy::random;
+  if (name == "topological") return StealStrategy::topological;
+  throw std::invalid_argument("unknown steal strategy '" + name +
+                              "' (expected round_robin, random or topological)");
+}
+
+// Submissions from threads outside the pool. Boost.Lockfree's MPMC queue:
+// any number of producers and of consuming workers, no locks.
+struct Executor::Shared {
+  boost::lockfree::queue<Job*> cpu_inbox{1024};
+  boost::lockfree::queue<Job*> gpu_inbox{256};
+};
+
+WorkerContext::WorkerContext(Executor& ex, int index, Domain domain)
+    : executor_(&ex),
+      index_(index),
+      domain_(domain),
+      gpu_deque_(domain == Domain::Gpu ? std::make_unique<ChaseLevDeque<Job*>>() : nullptr),
+      rng_state_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(index + 1)),
+      round_robin_cursor_(index) {}
+
+Executor::Executor(ExecutorConfig config)
+    : config_(config),
+      devices_(config.virtual_devices, config.use_cuda),
+      shared_(std::make_unique<Shared>()) {
+  if (config_.cpu_workers < ExecutorConfig::automatic || config_.gpu_workers < ExecutorConfig::automatic ||
+      config_.virtual_devices < 0) {
+    throw std::invalid_argument(
+        "ExecutorConfig: cpu_workers, gpu_workers and virtual_devices must be >= 0 "
+        "(or automatic for the worker counts)");
+  }
+  const Topology& topo = Topology::system();
+  const int cores =
+      topo.usable() ? topo.core_count() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int gpu_workers = config_.gpu_workers != ExecutorConfig::automatic
+                              ? config_.gpu_workers
+                              : (devices_.device_count() > 0 ? devices_.device_count() + 1 : 0);
+  cpu_workers_ = config_.cpu_workers != ExecutorConfig::automatic ? config_.cpu_workers
+                                                                  : std::max(1, cores - gpu_workers);
+  const int total = cpu_workers_ + gpu_workers;
+  if (total == 0) throw std::invalid_argument("ExecutorConfig: an executor needs at least one worker");
+  steal_attempts_ = config_.steal_attempts != ExecutorConfig::automatic ? std::max(1, config_.steal_attempts)
+                                                                        : std::max(1, 2 * total);
+
+  bool pin = config_.pin_threads;
+  if (pin && !topo.usable()) {
+    std::fprintf(stderr, "weft: pin_threads requested but %s\n", topo.warning().c_str());
+    pin = false;
+  }
+  for (int i = 0; i < total; ++i) {
+    workers_.push_back(std::unique_ptr<WorkerContext>(
+        new WorkerContext(*this, i, i < cpu_workers_ ? Domain::Cpu : Domain::Gpu)));
+    if (pin || config_.steal_strategy == StealStrategy::topological)
+      workers_.back()->core_.store(i % cores, std::memory_order_relaxed);
+  }
+  if (config_.steal_strategy == StealStrategy::topological) {
+    // Nearest victims first: those sharing an L2, then an L3, then a NUMA node.
+    for (auto& w : workers_) {
+      for (int v = 0; v < total; ++v)
+        if (v != w->index_) w->victims_.push_back(v);
+      if (topo.usable()) {
+        std::stable_sort(w->victims_.begin(), w->victims_.end(), [&](int a, int b) {
+          const auto core_of = [&](int v) {
+            return workers_[static_cast<std::size_t>(v)]->core_.load() % cores;
+          };
+          return topo.cache_distance(core_of(w->index_), core_of(a)) <
+                 topo.cache_distance(core_of(w->index_), core_of(b));
+        });
+      }
+    }
+  }
+  if (!pin) {
+    for (auto& w : workers_) w->core_.store(-1, std::memory_order_relaxed);
+  }
+  for (auto& w : workers_) {
+    WorkerContext* ctx = w.get();
+    ctx->thread_ = std::thread([this, ctx] { worker_main(*ctx); });
+  }
+}
+
+Executor::~Executor() {
+  wait_for_all();
+  // seq_cst store: pairs with the worker's prepare_wait() + load of
+  // stopping_ (the same Dekker pattern as the event count itself).
+  stopping_.store(true, std::memory_order_seq_cst);
+  cpu_sleep_.notify_all();
+  gpu_sleep_.notify_all();
+  for (auto& w : workers_) w->thread_.join();
+}
+
+void Executor::submit(Job* job, Domain domain) {
+  if (domain == Domain::Gpu && gpu_worker_count() == 0) {
+    throw std::logic_error(
+        "Executor::submit: a GPU-domain job needs GPU-priority workers, and this executor has none "
+        "(no CUDA device in use and ExecutorConfig::virtual_devices = 0)");
+  }
+  if (WorkerContext* self = this_worker()) {
+    self->push(job, domain);
+    return;
+  }
+  auto& inbox = domain == Domain::Cpu ? shared_->cpu_inbox : shared_->gpu_inbox;
+  while (!inbox.push(job)) std::this_thread::yield();  // only fails if node allocation fails
+  wake_for(domain);
+}
+
+WorkerContext* Executor::this_worker() const noexcept {
+  return tls_worker != nullptr && tls_worker->executor_ == this ? tls_worker : nullptr;
+}
+
+void Executor::notify_completion() noexcept {
+  // release: pairs with the acquire load in wait_until(); whatever made the
+  // waiter's predicate true is visible once it sees the new generation.
+  completions_.fetch_add(1, std::memory_order_release);
+  completions_.notify_all();
+}
+
+void Executor::end_run() noexcept {
+  // acq_rel: the run's effects happen before wait_for_all() returns.
+  active_runs_.fetch_sub(1, std::memory_order_acq_rel);
+  notify_completion();
+}
+
+void Executor::wait_for_all() {
+  wait_until([this] { return active_runs_.load(std::memory_order_acquire) == 0; });
+}
+
+bool Executor::run_one(WorkerContext& worker) {
+  Job* job = find_job(worker);
+  if (job == nullptr) return false;
+  execute(worker, job);
+  return true;
+}
+
+void Executor::execute(WorkerContext& worker, Job* job) {
+  try {
+    job->invoke(*job, worker);
+  } catch (const std::exception& e) {
+    // Job implementations capture their own exceptions (TaskGroup, work
+    // graphs, tasks); one escaping here is a bug in a job type.
+    std::fprintf(stderr, "weft: a job's invoke function threw '%s'; jobs must capture their exceptions\n",
+                 e.what());
+    std::terminate();
+  } catch (...) {
+    std::fprintf(stderr, "weft: a job's invoke function threw; jobs must capture their exceptions\n");
+    std::terminate();
+  }
+  worker.jobs_run_.add();
+}
+
+Job* Executor::find_job(WorkerContext& w) {
+  Job* job = nullptr;
+  if (w.gpu_deque_ != nullptr) {  // GPU-priority workers prefer GPU work
+    if (auto mine = w.gpu_deque_->pop()) return *mine;
+    if (shared_->gpu_inbox.pop(job)) return job;
+    if ((job = steal_from_others(w, Domain::Gpu)) != nullptr) return job;
+  }
+  if (auto mine = w.cpu_deque_.pop()) return *mine;
+  if (shared_->cpu_inbox.pop(job)) return job;
+  return steal_from_others(w, Domain::Cpu);
+}
+
+int Executor::next_victim(WorkerContext& w) {
+  const int n = worker_count();
+  switch (config_.steal_strategy) {
+    case StealStrategy::random: {
+      const int r = static_cast<int>(xorshift(w.rng_state_) % static_cast<std::uint64_t>(n - 1));
+      return r >= w.index_ ? r + 1 : r;
+    }
+    case StealStrategy::topological: {
+      const int v = w.victims_[static_cast<std::size_t>(w.round_robin_cursor_ % (n - 1))];
+      ++w.round_robin_cursor_;
+      return v;
+    }
+    case StealStrategy::round_robin:
+    default: {
+      w.round_robin_cursor_ = (w.round_robin_cursor_ + 1) % n;
+      if (w.round_robin_cursor_ == w.index_) w.round_robin_cursor_ = (w.round_robin_cursor_ + 1) % n;
+      return w.round_robin_cursor_;
+    }
+  }
+}
+
+Job* Executor::steal_from_others(WorkerContext& w, Domain domain) {
+  if (worker_count() < 2) return nullptr;
+  // Topological stealing restarts from the nearest victim every round.
+  if (config_.steal_strategy == StealStrategy::topological) w.round_robin_cursor_ = 0;
+  for (int attempt = 0; attempt < steal_attempts_; ++attempt) {
+    WorkerContext& victim = *workers_[static_cast<std::size_t>(next_victim(w))];
+    ChaseLevDeque<Job*>* deque = domain == Domain::Cpu ? &victim.cpu_deque_ : victim.gpu_deque_.get();
+    if (deque == nullptr) continue;  // a CPU worker has no GPU deque
+    if (auto stolen = deque->steal()) {
+      w.steals_.add();
+      return *stolen;
+    }
+    w.failed_steals_.add();
+  }
+  return nullptr;
+}
+
+void Executor::worker_main(WorkerContext& w) {
+  tls_worker = &w;
+  if (const int core = w.core_.load(std::memory_order_relaxed); core >= 0) {
+    std::string why;
+    if (!Topology::system().pin_current_thread(core, &why)) {
+      std::fprintf(stderr, "weft: worker %d runs unpinned: %s\n", w.index_, why.c_str());
+      w.core_.store(-1, std::memory_order_relaxed);
+    }
+  }
+  EventCount& sleep = w.domain_ == Domain::Gpu ? gpu_sleep_ : cpu_sleep_;
+  int idle_rounds = 0;
+  while (true) {
+    if (Job* job = find_job(w)) {
+      execute(w, job);
+      idle_rounds = 0;
+      continue;
+    }
+    if (++idle_rounds < kIdleRoundsBeforeSleep) {
+      std::this_thread::yield();
+      continue;
+    }
+    const EventCount::Key key = sleep.prepare_wait();
+    if (Job* job = find_job(w)) {  // work that arrived while we announced ourselves
+      sleep.cancel_wait();
+      execute(w, job);
+      idle_rounds = 0;
+      continue;
+    }
+    // seq_cst: pairs with the store in ~Executor(); see there.
+    if (stopping_.load(std::memory_order_seq_cst)) {
+      sleep.cancel_wait();
+      break;
+    }
+    w.sleeps_.add();
+    sleep.commit_wait(key);
+    idle_rounds = 0;
+  }
+  tls_worker = nullptr;
+}
+
+std::vector<WorkerStats> Executor::stats() const {
+  std::vector<WorkerStats> out;
+  for (const auto& w : workers_) {
+    WorkerStats s;
+    s.worker = w->index_;
+    s.domain = w->domain_;
+    s.jobs_run = w->jobs_run_.get();
+    s.steals = w->steals_.get();
+    s.failed_steals = w->failed_steals_.get();
+    s.sleeps = w->sleeps_.get();
+    s.core = w->core_.load(std::memory_order_relaxed);
+    s.pinned = s.core >= 0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+void Executor::reset_stats() noexcept {
+  for (auto& w : workers_) {
+    w->jobs_run_.reset();
+    w->steals_.reset();
+    w->failed_steals_.reset();
+    w->sleeps_.reset();
+  }
+}
+
+}  // namespace weft

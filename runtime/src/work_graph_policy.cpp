@@ -1,0 +1,204 @@
+#include <weft/runtime/work_graph_policy.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace weft {
+
+Executor& default_executor() {
+  static Executor executor;
+  return executor;
+}
+
+namespace detail {
+
+template <class Index>
+WorkGraphEngine<Index>::WorkGraphEngine(const Crs<Index>& dag) : dag_(dag) {
+  validate_crs(dag_, "WorkGraphPolicy");
+  const Index n = dag_.num_rows();
+  in_degree_.assign(static_cast<std::size_t>(n), 0);
+  for (Index j : dag_.entries) ++in_degree_[static_cast<std::size_t>(j)];
+
+  // Kahn's algorithm: a DAG lets every node reach in-degree zero.
+  std::vector<Index> remaining = in_degree_;
+  std::vector<Index> ready;
+  for (Index i = 0; i < n; ++i)
+    if (remaining[static_cast<std::size_t>(i)] == 0) ready.push_back(i);
+  roots_ = ready;
+  Index visited = 0;
+  while (!ready.empty()) {
+    const Index i = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (Index k = dag_.row_begin(i); k < dag_.row_end(i); ++k) {
+      const Index j = dag_.entries[static_cast<std::size_t>(k)];
+      if (--remaining[static_cast<std::size_t>(j)] == 0) ready.push_back(j);
+    }
+  }
+  if (visited != n) throw_cycle(remaining);
+
+  for (Index i = 0; i < n; ++i)
+    if (dag_.row_begin(i) == dag_.row_end(i)) ++sinks_;
+  join_ = std::make_unique<std::atomic<Index>[]>(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i)
+    join_[static_cast<std::size_t>(i)].store(in_degree_[static_cast<std::size_t>(i)]);
+  jobs_.reserve(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) jobs_.emplace_back(this);
+  if (!roots_.empty()) {
+    const Index count = static_cast<Index>(roots_.size());
+    const Index grain = std::clamp<Index>(count / 256, 1, 256);
+    seeds_.reserve(static_cast<std::size_t>(2 * (count / grain) + 2));
+    build_seeds(0, count, grain);
+  }
+}
+
+template <class Index>
+int WorkGraphEngine<Index>::build_seeds(Index lo, Index hi, Index grain) {
+  const int id = static_cast<int>(seeds_.size());
+  seeds_.emplace_back(this, lo, hi);
+  if (hi - lo > grain) {
+    const Index mid = lo + (hi - lo) / 2;
+    const int left = build_seeds(lo, mid, grain);
+    const int right = build_seeds(mid, hi, grain);
+    seeds_[static_cast<std::size_t>(id)].left = left;
+    seeds_[static_cast<std::size_t>(id)].right = right;
+  }
+  return id;
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::throw_cycle(const std::vector<Index>& remaining) const {
+  // Nodes Kahn's algorithm could not free all wait on some other such node,
+  // so walking predecessors inside that set must come back to a node seen.
+  Crs<Index> preds;
+  transpose_crs(preds, dag_);
+  const Index n = dag_.num_rows();
+  Index start = 0;
+  while (remaining[static_cast<std::size_t>(start)] == 0) ++start;
+  std::vector<Index> seen_at(static_cast<std::size_t>(n), -1);
+  std::vector<Index> path;
+  Index v = start;
+  while (seen_at[static_cast<std::size_t>(v)] < 0) {
+    seen_at[static_cast<std::size_t>(v)] = static_cast<Index>(path.size());
+    path.push_back(v);
+    for (Index k = preds.row_begin(v); k < preds.row_end(v); ++k) {
+      const Index u = preds.entries[static_cast<std::size_t>(k)];
+      if (remaining[static_cast<std::size_t>(u)] > 0) {
+        v = u;
+        break;
+      }
+    }
+  }
+  // path[seen_at[v]..] walks the cycle backwards; print it along the edges.
+  std::vector<Index> cycle(path.begin() + seen_at[static_cast<std::size_t>(v)], path.end());
+  std::reverse(cycle.begin(), cycle.end());
+  std::string text;
+  for (Index node : cycle) text += std::to_string(node) + " -> ";
+  text += std::to_string(cycle.front());
+  throw std::invalid_argument("WorkGraphPolicy: the dependence graph has a cycle: " + text +
+                              " (nothing was run)");
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call call) {
+  if (busy_.exchange(true, std::memory_order_acquire)) {
+    throw std::logic_error("WorkGraphPolicy: this policy is already running a parallel_for");
+  }
+  if (dag_.num_rows() == 0) {
+    busy_.store(false, std::memory_order_release);
+    return;
+  }
+  executor_ = &executor;
+  functor_ = functor;
+  call_ = call;
+  failed_.store(false, std::memory_order_relaxed);
+  error_ = nullptr;
+  pending_sinks_.store(sinks_, std::memory_order_relaxed);
+  executor.begin_run();
+  // Submitting publishes everything above to the workers (the deque's or the
+  // inbox's release/acquire).
+  executor.submit(&seeds_.front());
+  // acquire: pairs with the acq_rel decrement that finished the last sink.
+  executor.wait_until([this] { return pending_sinks_.load(std::memory_order_acquire) == 0; });
+  std::exception_ptr error = std::exchange(error_, nullptr);
+  busy_.store(false, std::memory_order_release);
+  if (error) std::rethrow_exception(error);
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
+  const SeedJob* seed = static_cast<const SeedJob*>(&job);
+  WorkGraphEngine& self = *seed->engine;
+  while (seed->left >= 0) {  // keep the left half, offer the right half to thieves
+    worker.push(&self.seeds_[static_cast<std::size_t>(seed->right)]);
+    seed = &self.seeds_[static_cast<std::size_t>(seed->left)];
+  }
+  const Index lo = seed->lo, hi = seed->hi;
+  Index sinks = 0;
+  // Reading roots_[r] is safe: while root r has not run, the run cannot end.
+  for (Index r = lo; r < hi; ++r)
+    sinks += self.execute_from(self.roots_[static_cast<std::size_t>(r)], worker);
+  if (sinks > 0) self.finish_sinks(sinks);
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::invoke_node(Job& job, WorkerContext& worker) {
+  WorkGraphEngine& self = *static_cast<NodeJob&>(job).engine;
+  const Index node = static_cast<Index>(static_cast<NodeJob*>(&job) - self.jobs_.data());
+  const Index sinks = self.execute_from(node, worker);
+  if (sinks > 0) self.finish_sinks(sinks);
+}
+
+template <class Index>
+Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
+  const Index* row_map = dag_.row_map.data();
+  const Index* entries = dag_.entries.data();
+  Index sinks = 0;
+  while (true) {
+    // relaxed: a heuristic; the first exception is kept whatever we read here.
+    if (!failed_.load(std::memory_order_relaxed)) {
+      try {
+        call_(functor_, node);
+      } catch (...) {
+        if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
+      }
+    }
+    // Ready the counter for the next run now: nothing touches it again in
+    // this run, and the next run starts only after this one completed.
+    join_[static_cast<std::size_t>(node)].store(in_degree_[static_cast<std::size_t>(node)],
+                                                std::memory_order_relaxed);
+    const Index begin = row_map[node], end = row_map[node + 1];
+    if (begin == end) ++sinks;
+    Index next = -1;
+    for (Index k = begin; k < end; ++k) {
+      const Index succ = entries[k];
+      // acq_rel: release publishes f(node)'s effects to whoever runs succ;
+      // acquire makes the other predecessors' effects visible if that is us.
+      if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        if (next < 0) {
+          next = succ;  // run one ready successor here, without a push
+        } else {
+          worker.push(&jobs_[static_cast<std::size_t>(succ)]);
+        }
+      }
+    }
+    if (next < 0) return sinks;
+    node = next;
+  }
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::finish_sinks(Index completed) {
+  Executor& executor = *executor_;  // the engine may be reused or gone once pending hits zero
+  // acq_rel: release publishes this worker's nodes (and error_) to the
+  // waiter; acquire chains the other workers' releases into the last one.
+  if (pending_sinks_.fetch_sub(completed, std::memory_order_acq_rel) == completed) executor.end_run();
+}
+
+template class WorkGraphEngine<std::int32_t>;
+template class WorkGraphEngine<std::int64_t>;
+
+}  // namespace detail
+}  // namespace weft

@@ -1,0 +1,192 @@
+// The Executor: worker domains, GPU-priority work on virtual devices, steal
+// strategies, task groups, exceptions, sleeping and waking, statistics.
+#include <weft/runtime/executor.hpp>
+#include <weft/runtime/task_group.hpp>
+
+#include <doctest/doctest.h>
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+weft::ExecutorConfig cpu_only(int n) {
+  weft::ExecutorConfig cfg;
+  cfg.cpu_workers = n;
+  cfg.gpu_workers = 0;
+  return cfg;
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+}  // namespace
+
+TEST_CASE("Executor.worker_counts_follow_the_config") {
+  weft::ExecutorConfig cfg;
+  cfg.cpu_workers = 3;
+  cfg.virtual_devices = 2;
+  cfg.use_cuda = false;
+  weft::Executor executor(cfg);
+  CHECK(executor.cpu_worker_count() == 3);
+  CHECK(executor.gpu_worker_count() == 3);  // one more than the devices, as in Ripple
+  CHECK(executor.devices().device_count() == 2);
+  CHECK(executor.devices().uses_virtual_devices());
+
+  weft::ExecutorConfig none;
+  none.cpu_workers = 0;
+  none.gpu_workers = 0;
+  CHECK_THROWS_AS(weft::Executor{none}, std::invalid_argument);
+}
+
+TEST_CASE("Executor.gpu_jobs_run_only_on_gpu_workers.virtual_devices") {
+  weft::ExecutorConfig cfg;
+  cfg.cpu_workers = 2;
+  cfg.virtual_devices = 2;
+  cfg.use_cuda = false;
+  weft::Executor executor(cfg);
+  weft::TaskGroup group(executor);
+  std::atomic<int> wrong_domain{0}, gpu_ran{0}, cpu_ran{0};
+  for (int i = 0; i < 2000; ++i) {
+    group.run(
+        [&] {
+          auto* w = executor.this_worker();
+          if (w == nullptr || w->domain() != weft::Domain::Gpu) wrong_domain.fetch_add(1);
+          gpu_ran.fetch_add(1);
+        },
+        weft::Domain::Gpu);
+    group.run([&] { cpu_ran.fetch_add(1); });
+  }
+  group.wait();
+  CHECK(wrong_domain.load() == 0);
+  CHECK(gpu_ran.load() == 2000);
+  CHECK(cpu_ran.load() == 2000);
+}
+
+TEST_CASE("Executor.gpu_job_without_gpu_workers_is_refused") {
+  weft::Executor executor(cpu_only(1));
+  weft::TaskGroup group(executor);
+  CHECK_THROWS_WITH_AS(group.run([] {}, weft::Domain::Gpu), doctest::Contains("GPU-priority workers"),
+                       std::logic_error);
+  CHECK(group.pending() == 0);
+  group.wait();
+}
+
+TEST_CASE("Executor.every_steal_strategy_runs_everything.3threads") {
+  for (auto strategy :
+       {weft::StealStrategy::round_robin, weft::StealStrategy::random, weft::StealStrategy::topological}) {
+    CAPTURE(weft::to_string(strategy));
+    weft::ExecutorConfig cfg = cpu_only(3);
+    cfg.steal_strategy = strategy;
+    cfg.steal_attempts = 2;
+    weft::Executor executor(cfg);
+    weft::TaskGroup group(executor);
+    std::atomic<int> count{0};
+    // One job fans out into many from inside a worker, so others must steal.
+    group.run([&] {
+      for (int i = 0; i < 5000; ++i) group.run([&] { count.fetch_add(1, std::memory_order_relaxed); });
+    });
+    group.wait();
+    CHECK(count.load() == 5000);
+    unsigned long long jobs = 0;
+    for (const weft::WorkerStats& s : executor.stats()) jobs += s.jobs_run;
+    CHECK(jobs == 5001);
+  }
+  CHECK(weft::steal_strategy_from_string("topological") == weft::StealStrategy::topological);
+  CHECK_THROWS_AS(weft::steal_strategy_from_string("nearest"), std::invalid_argument);
+}
+
+TEST_CASE("Executor.pinned_workers_report_their_core") {
+  weft::ExecutorConfig cfg = cpu_only(2);
+  cfg.pin_threads = true;
+  weft::Executor executor(cfg);
+  weft::TaskGroup group(executor);
+  group.run([] {});
+  group.wait();
+  for (const weft::WorkerStats& s : executor.stats()) {
+    // Pinning may be refused (a restricted container); then the worker says so.
+    CHECK(s.pinned == (s.core >= 0));
+  }
+}
+
+TEST_CASE("Executor.task_group_rethrows_the_first_exception.2threads") {
+  weft::Executor executor(cpu_only(2));
+  weft::TaskGroup group(executor);
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 100; ++i) {
+    group.run([&, i] {
+      ran.fetch_add(1);
+      if (i == 42) throw std::runtime_error("job 42 failed");
+    });
+  }
+  CHECK_THROWS_WITH_AS(group.wait(), "job 42 failed", std::runtime_error);
+  CHECK(ran.load() == 100);  // independent jobs all ran
+  group.run([&] { ran.fetch_add(1); });
+  CHECK_NOTHROW(group.wait());  // the group is reusable once the error was collected
+  CHECK(ran.load() == 101);
+}
+
+TEST_CASE("Executor.idle_workers_sleep_and_wake_for_new_work") {
+  weft::Executor executor(cpu_only(2));
+  {
+    weft::TaskGroup group(executor);
+    group.run([] {});
+    group.wait();
+  }
+  // Let the workers run out of spinning and go to sleep.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const double before = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const double idle_cpu = process_cpu_seconds() - before;
+  MESSAGE("CPU time used by an idle 2-worker executor over 1 s: " << idle_cpu << " s");
+  CHECK(idle_cpu < 0.05);
+  unsigned long long sleeps = 0;
+  for (const weft::WorkerStats& s : executor.stats()) sleeps += s.sleeps;
+  CHECK(sleeps >= 2);
+
+  // Work that arrives after everyone slept still runs, on both workers.
+  weft::TaskGroup group(executor);
+  std::atomic<int> count{0};
+  for (int i = 0; i < 1000; ++i) group.run([&] { count.fetch_add(1); });
+  group.wait();
+  CHECK(count.load() == 1000);
+}
+
+TEST_CASE("Executor.wait_for_all_and_destructor_finish_outstanding_work") {
+  std::atomic<int> count{0};
+  {
+    weft::Executor executor(cpu_only(2));
+    auto group = std::make_unique<weft::TaskGroup>(executor);
+    for (int i = 0; i < 500; ++i) {
+      group->run([&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(10));
+        count.fetch_add(1);
+      });
+    }
+    executor.wait_for_all();
+    CHECK(count.load() == 500);
+    group.reset();
+    for (int i = 0; i < 100; ++i) {
+      struct Counting : weft::Job {
+        explicit Counting(std::atomic<int>& c) : Job(&Counting::run), counter(&c) {}
+        static void run(weft::Job& self, weft::WorkerContext&) {
+          auto* me = static_cast<Counting*>(&self);
+          me->counter->fetch_add(1);
+          delete me;
+        }
+        std::atomic<int>* counter;
+      };
+      executor.submit(new Counting(count));  // raw jobs: the destructor still runs them
+    }
+  }
+  CHECK(count.load() == 600);
+}
