@@ -8,7 +8,8 @@
 //
 // Memory orderings follow Le, Pop, Cohen and Zappa Nardelli, "Correct and
 // Efficient Work-Stealing for Weak Memory Models" (PPoPP 2013), Figure 1, with
-// one deliberate strengthening noted in push().
+// one deliberate strengthening noted in push(); ThreadSanitizer builds trade
+// the two seq_cst fences for seq_cst operations (see fence.hpp).
 //
 // Reclamation: a thief may still be reading the old buffer after the owner
 // grew it, so retired buffers are kept until the deque is destroyed. Buffers
@@ -24,6 +25,8 @@
 #include <optional>
 #include <type_traits>
 #include <vector>
+
+#include <weft/runtime/fence.hpp>
 
 namespace weft {
 
@@ -65,12 +68,12 @@ class ChaseLevDeque {
   std::optional<T> pop() {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     Buffer* buffer = buffer_.load(std::memory_order_relaxed);  // only the owner writes it
-    bottom_.store(b, std::memory_order_relaxed);
+    bottom_.store(b, around_fence(std::memory_order_relaxed));
     // seq_cst fence: orders the store of bottom_ above before the load of top_
     // below (store-load); pairs with the seq_cst fence in steal(), so a thief
     // and the owner cannot both miss each other's claim on the last item.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    std::int64_t t = top_.load(std::memory_order_relaxed);
+    store_load_fence();
+    std::int64_t t = top_.load(around_fence(std::memory_order_relaxed));
     if (t > b) {  // empty: restore bottom
       bottom_.store(b + 1, std::memory_order_relaxed);
       return std::nullopt;
@@ -92,12 +95,12 @@ class ChaseLevDeque {
   std::optional<T> steal() {
     // acquire: pairs with the seq_cst CAS of other thieves and the owner, so
     // the item read below is not older than the top_ we claim.
-    std::int64_t t = top_.load(std::memory_order_acquire);
+    std::int64_t t = top_.load(around_fence(std::memory_order_acquire));
     // seq_cst fence: pairs with the fence in pop(); see there.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    store_load_fence();
     // acquire: pairs with the release store of bottom_ in push(), making the
     // pushed item (and everything written before pushing it) visible.
-    const std::int64_t b = bottom_.load(std::memory_order_acquire);
+    const std::int64_t b = bottom_.load(around_fence(std::memory_order_acquire));
     if (t >= b) return std::nullopt;
     // acquire (the paper's consume): pairs with the release store in grow(),
     // so a new buffer's copied contents are visible.

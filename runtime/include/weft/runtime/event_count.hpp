@@ -21,6 +21,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include <weft/runtime/fence.hpp>
+
 namespace weft {
 
 class EventCount {
@@ -30,8 +32,9 @@ class EventCount {
   Key prepare_wait() noexcept {
     waiters_.fetch_add(1, std::memory_order_seq_cst);
     // seq_cst fence: pairs with the fence in notify(); orders our announcement
-    // before the caller's re-check of its queues.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // before the caller's re-check of its queues. (Under TSan the seq_cst
+    // read-modify-write above, a full barrier in hardware, stands alone.)
+    store_load_fence();
     return epoch_.load(std::memory_order_acquire);
   }
 
@@ -55,8 +58,13 @@ class EventCount {
   void notify(bool all) noexcept {
     // seq_cst fence: pairs with the fence in prepare_wait(); orders the
     // caller's publication of work before our read of waiters_.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (waiters_.load(std::memory_order_relaxed) == 0) return;
+    store_load_fence();
+    // Under TSan, without the fence, a seq_cst read-modify-write reads the
+    // count instead: like the fence it keeps the caller's earlier store from
+    // being reordered after this read.
+    const std::uint32_t waiting = kThreadSanitizer ? waiters_.fetch_add(0, std::memory_order_seq_cst)
+                                                   : waiters_.load(std::memory_order_relaxed);
+    if (waiting == 0) return;
     // release: pairs with the acquire in commit_wait()/prepare_wait().
     epoch_.fetch_add(1, std::memory_order_release);
     if (all) {

@@ -1,0 +1,24 @@
+// Default options for sanitized builds, compiled into every test and example
+// so that running a binary directly behaves as it does under ctest.
+//
+// The one TSan suppression covers third-party code: Boost.Lockfree's node
+// free list reads a node's tagged `next` pointer speculatively while another
+// thread may be recycling that node; the read is validated by a tagged
+// compare-and-swap and discarded on a mismatch. The plain write on the
+// recycling side is what TSan reports. The race is by design in Boost and
+// involves none of weft's data: jobs handed through the queue are published
+// by its atomic head/tail operations, which TSan does check.
+extern "C" {
+
+const char* __tsan_default_options() { return "halt_on_error=1 second_deadlock_stack=1"; }
+
+const char* __tsan_default_suppressions() {
+  return "race:boost::lockfree::detail::freelist_stack\n"
+         "race:boost::lockfree::detail::tagged_ptr\n"
+         "race:boost::lockfree::queue\n";
+}
+
+const char* __asan_default_options() { return "detect_leaks=1 abort_on_error=1"; }
+
+const char* __ubsan_default_options() { return "halt_on_error=1 print_stacktrace=1"; }
+}
