@@ -62,7 +62,7 @@ WorkerContext::WorkerContext(Executor& ex, int index, Domain domain)
     : executor_(&ex),
       index_(index),
       domain_(domain),
-      gpu_deque_(domain == Domain::Gpu ? std::make_unique<ChaseLevDeque<Job*>>() : nullptr),
+      gpu_deques_(domain == Domain::Gpu ? std::make_unique<PriorityDeques>() : nullptr),
       rng_state_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(index + 1)),
       round_robin_cursor_(index) {}
 
@@ -135,14 +135,14 @@ Executor::~Executor() {
   for (auto& w : workers_) w->thread_.join();
 }
 
-void Executor::submit(Job* job, Domain domain) {
+void Executor::submit(Job* job, Domain domain, TaskPriority priority) {
   if (domain == Domain::Gpu && gpu_worker_count() == 0) {
     throw std::logic_error(
         "Executor::submit: a GPU-domain job needs GPU-priority workers, and this executor has none "
         "(no CUDA device in use and ExecutorConfig::virtual_devices = 0)");
   }
   if (WorkerContext* self = this_worker()) {
-    self->push(job, domain);
+    self->push(job, domain, priority);
     return;
   }
   auto& inbox = domain == Domain::Cpu ? shared_->cpu_inbox : shared_->gpu_inbox;
@@ -196,14 +196,25 @@ void Executor::execute(WorkerContext& worker, Job* job) {
 
 Job* Executor::find_job(WorkerContext& w) {
   Job* job = nullptr;
-  if (w.gpu_deque_ != nullptr) {  // GPU-priority workers prefer GPU work
-    if (auto mine = w.gpu_deque_->pop()) return *mine;
+  if (w.gpu_deques_ != nullptr) {  // GPU-priority workers prefer GPU work
+    if ((job = pop_own(*w.gpu_deques_)) != nullptr) return job;
     if (shared_->gpu_inbox.pop(job)) return job;
     if ((job = steal_from_others(w, Domain::Gpu)) != nullptr) return job;
   }
-  if (auto mine = w.cpu_deque_.pop()) return *mine;
+  if ((job = pop_own(w.cpu_deques_)) != nullptr) return job;
   if (shared_->cpu_inbox.pop(job)) return job;
   return steal_from_others(w, Domain::Cpu);
+}
+
+Job* Executor::pop_own(WorkerContext::PriorityDeques& deques) {
+  for (ChaseLevDeque<Job*>& deque : deques) {
+    // The owner's emptiness check is exact enough: bottom is its own, and a
+    // stale top only makes the deque look fuller. Skipping empty deques
+    // saves pop()'s fence.
+    if (deque.empty_hint()) continue;
+    if (auto job = deque.pop()) return *job;
+  }
+  return nullptr;
 }
 
 int Executor::next_victim(WorkerContext& w) {
@@ -233,11 +244,15 @@ Job* Executor::steal_from_others(WorkerContext& w, Domain domain) {
   if (config_.steal_strategy == StealStrategy::topological) w.round_robin_cursor_ = 0;
   for (int attempt = 0; attempt < steal_attempts_; ++attempt) {
     WorkerContext& victim = *workers_[static_cast<std::size_t>(next_victim(w))];
-    ChaseLevDeque<Job*>* deque = domain == Domain::Cpu ? &victim.cpu_deque_ : victim.gpu_deque_.get();
-    if (deque == nullptr) continue;  // a CPU worker has no GPU deque
-    if (auto stolen = deque->steal()) {
-      w.steals_.add();
-      return *stolen;
+    WorkerContext::PriorityDeques* deques =
+        domain == Domain::Cpu ? &victim.cpu_deques_ : victim.gpu_deques_.get();
+    if (deques == nullptr) continue;              // a CPU worker has no GPU deques
+    for (ChaseLevDeque<Job*>& deque : *deques) {  // the victim's most urgent work first
+      if (deque.empty_hint()) continue;
+      if (auto stolen = deque.steal()) {
+        w.steals_.add();
+        return *stolen;
+      }
     }
     w.failed_steals_.add();
   }

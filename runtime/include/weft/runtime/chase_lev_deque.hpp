@@ -113,7 +113,9 @@ class ChaseLevDeque {
     return item;
   }
 
-  // A snapshot; exact only when no other thread is using the deque.
+  // A snapshot; exact only when no other thread is using the deque. For the
+  // owner, "empty" is reliable (top_ only grows, so a stale top_ overstates
+  // the size); for a thief it is a hint, checked again by steal() itself.
   std::size_t size_hint() const noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_relaxed);

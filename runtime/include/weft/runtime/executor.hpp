@@ -17,6 +17,7 @@
 // running other ready jobs until what it waits for is done.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -41,9 +42,10 @@ class WorkerContext {
   Domain domain() const noexcept { return domain_; }
   Executor& executor() const noexcept { return *executor_; }
 
-  // Makes a ready job runnable. CPU jobs go onto this worker's deque; GPU
-  // jobs onto its GPU deque when it has one, else to the GPU submission queue.
-  void push(Job* job, Domain domain = Domain::Cpu);
+  // Makes a ready job runnable. CPU jobs go onto this worker's deque of that
+  // priority; GPU jobs onto its GPU deques when it has them, else to the GPU
+  // submission queue.
+  void push(Job* job, Domain domain = Domain::Cpu, TaskPriority priority = TaskPriority::Regular);
 
  private:
   friend class Executor;
@@ -52,10 +54,12 @@ class WorkerContext {
   Executor* executor_;
   int index_;
   Domain domain_;
-  ChaseLevDeque<Job*> cpu_deque_;
-  std::unique_ptr<ChaseLevDeque<Job*>> gpu_deque_;  // GPU-priority workers only
-  std::vector<int> victims_;                        // steal order (topological)
-  std::uint64_t rng_state_;                         // random steal strategy
+  // One deque per priority, most urgent first.
+  using PriorityDeques = std::array<ChaseLevDeque<Job*>, kTaskPriorities>;
+  PriorityDeques cpu_deques_;
+  std::unique_ptr<PriorityDeques> gpu_deques_;  // GPU-priority workers only
+  std::vector<int> victims_;                    // steal order (topological)
+  std::uint64_t rng_state_;                     // random steal strategy
   int round_robin_cursor_;
   std::atomic<int> core_{-1};  // written by the worker when pinning fails, read by stats()
   OwnerCounter jobs_run_, steals_, failed_steals_, sleeps_;
@@ -71,8 +75,11 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   // Submits a ready job from any thread. Throws std::logic_error for a GPU
-  // job when there are no GPU-priority workers.
-  void submit(Job* job, Domain domain = Domain::Cpu);
+  // job when there are no GPU-priority workers. From a worker of this
+  // executor it is a push onto that worker's deque of `priority`; from other
+  // threads it goes through a submission queue that workers take from in
+  // arrival order (the priority applies once the job reaches a deque).
+  void submit(Job* job, Domain domain = Domain::Cpu, TaskPriority priority = TaskPriority::Regular);
 
   // Returns once done() is true. On a worker of this executor it runs other
   // ready jobs meanwhile; elsewhere it sleeps until some run completes (see
@@ -114,6 +121,7 @@ class Executor {
 
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
+  Job* pop_own(WorkerContext::PriorityDeques& deques);
   Job* steal_from_others(WorkerContext& worker, Domain domain);
   int next_victim(WorkerContext& worker);
   void execute(WorkerContext& worker, Job* job);
@@ -134,15 +142,16 @@ class Executor {
 
 // ---- inline hot paths -------------------------------------------------------
 
-inline void WorkerContext::push(Job* job, Domain domain) {
+inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) {
+  const auto p = static_cast<std::size_t>(priority);
   if (domain == Domain::Cpu) {
-    cpu_deque_.push(job);
+    cpu_deques_[p].push(job);
     executor_->wake_for(Domain::Cpu);
-  } else if (gpu_deque_ != nullptr) {
-    gpu_deque_->push(job);
+  } else if (gpu_deques_ != nullptr) {
+    (*gpu_deques_)[p].push(job);
     executor_->wake_for(Domain::Gpu);
   } else {
-    executor_->submit(job, Domain::Gpu);
+    executor_->submit(job, Domain::Gpu, priority);
   }
 }
 

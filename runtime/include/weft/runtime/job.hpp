@@ -24,6 +24,18 @@ enum class Domain : std::uint8_t { Cpu = 0, Gpu = 1 };
 
 inline const char* to_string(Domain d) noexcept { return d == Domain::Cpu ? "cpu" : "gpu"; }
 
+// How urgently a ready job should run (Kokkos' task priorities). Every worker
+// keeps one deque per priority and always takes its own High jobs before its
+// Regular ones and those before its Low ones; a thief likewise takes the
+// most urgent job of the victim it tries. There is no global order: a Low
+// job on one worker may run while another worker holds a High one.
+enum class TaskPriority : std::uint8_t { High = 0, Regular = 1, Low = 2 };
+inline constexpr int kTaskPriorities = 3;
+
+inline const char* to_string(TaskPriority p) noexcept {
+  return p == TaskPriority::High ? "high" : p == TaskPriority::Regular ? "regular" : "low";
+}
+
 struct Job {
   using Invoke = void (*)(Job& self, WorkerContext& worker);
   explicit Job(Invoke fn) noexcept : invoke(fn) {}
