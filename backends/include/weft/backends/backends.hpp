@@ -1,5 +1,6 @@
-// The backends layer: devices (CUDA discovery, host virtual devices) and the
-// WEFT_HOST_DEVICE portability macro.
+// The backends layer: devices (CUDA discovery, host virtual devices), memory
+// spaces (HostSpace, HostPinnedSpace, CudaSpace) and the WEFT_HOST_DEVICE
+// portability macro.
 #pragma once
 
 #include <weft/backends/config.hpp>
@@ -8,3 +9,4 @@
 #include <weft/backends/device_registry.hpp>
 #include <weft/backends/host_device.hpp>
 #include <weft/backends/host_devices.hpp>
+#include <weft/backends/memory_space.hpp>
