@@ -2,6 +2,13 @@
 
 #include <boost/lockfree/queue.hpp>
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <ctime>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -155,10 +162,25 @@ WorkerContext* Executor::this_worker() const noexcept {
 }
 
 void Executor::notify_completion() noexcept {
-  // release: pairs with the acquire load in wait_until(); whatever made the
-  // waiter's predicate true is visible once it sees the new generation.
-  completions_.fetch_add(1, std::memory_order_release);
-  completions_.notify_all();
+  // seq_cst (a release, and in one total order with the waiter's seq_cst
+  // increment of external_waiters_ and load of completions_): either we see
+  // the waiter and wake it, or its load of the generation sees our bump and
+  // it does not sleep. Whatever made its predicate true is visible to it.
+  completions_.fetch_add(1, std::memory_order_seq_cst);
+  if (external_waiters_.load(std::memory_order_seq_cst) != 0) {
+    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&completions_), FUTEX_WAKE_PRIVATE, INT_MAX,
+              nullptr, nullptr, 0);
+  }
+}
+
+void Executor::sleep_on_completions(std::uint32_t generation) noexcept {
+  // A raw futex with a timeout: predicates that become true without a
+  // notification (a task scheduler's sharded counters, say) are re-checked
+  // at least every 2 ms. Spurious returns only cost a re-check.
+  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
+  timespec timeout{0, 2'000'000};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&completions_), FUTEX_WAIT_PRIVATE, generation,
+            &timeout, nullptr, 0);
 }
 
 void Executor::end_run() noexcept {
@@ -270,11 +292,18 @@ void Executor::worker_main(WorkerContext& w) {
   }
   EventCount& sleep = w.domain_ == Domain::Gpu ? gpu_sleep_ : cpu_sleep_;
   int idle_rounds = 0;
+  bool ran_since_idle = false;
   while (true) {
     if (Job* job = find_job(w)) {
       execute(w, job);
       idle_rounds = 0;
+      ran_since_idle = true;
       continue;
+    }
+    if (ran_since_idle) {
+      // Out of work: whatever external waiters wait for may be done now.
+      ran_since_idle = false;
+      notify_completion();
     }
     if (++idle_rounds < kIdleRoundsBeforeSleep) {
       std::this_thread::yield();
@@ -285,6 +314,7 @@ void Executor::worker_main(WorkerContext& w) {
       sleep.cancel_wait();
       execute(w, job);
       idle_rounds = 0;
+      ran_since_idle = true;
       continue;
     }
     // seq_cst: pairs with the store in ~Executor(); see there.

@@ -82,9 +82,9 @@ class Executor {
   void submit(Job* job, Domain domain = Domain::Cpu, TaskPriority priority = TaskPriority::Regular);
 
   // Returns once done() is true. On a worker of this executor it runs other
-  // ready jobs meanwhile; elsewhere it sleeps until some run completes (see
-  // notify_completion) and checks again. done() must become true through
-  // work that calls notify_completion() afterwards.
+  // ready jobs meanwhile; elsewhere it sleeps until notify_completion() is
+  // called (runs call it when they finish, and every worker calls it when it
+  // runs out of work) and checks again, and at least every few milliseconds.
   template <class Pred>
   void wait_until(Pred done);
 
@@ -138,6 +138,10 @@ class Executor {
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<std::int64_t> active_runs_{0};
   alignas(64) std::atomic<std::uint32_t> completions_{0};
+  std::atomic<std::uint32_t> external_waiters_{0};
+
+  // Sleeps while completions_ == generation, for at most a few milliseconds.
+  void sleep_on_completions(std::uint32_t generation) noexcept;
 };
 
 // ---- inline hot paths -------------------------------------------------------
@@ -179,13 +183,16 @@ void Executor::wait_until(Pred done) {
     }
     return;
   }
+  // seq_cst: pairs with notify_completion(); see there.
+  external_waiters_.fetch_add(1, std::memory_order_seq_cst);
   while (true) {
     // Read the generation before the predicate: a completion between the two
-    // changes it, so the wait below returns at once instead of missing it.
-    const std::uint32_t generation = completions_.load(std::memory_order_acquire);
-    if (done()) return;
-    completions_.wait(generation, std::memory_order_acquire);
+    // changes it, so the sleep below returns at once instead of missing it.
+    const std::uint32_t generation = completions_.load(std::memory_order_seq_cst);
+    if (done()) break;
+    sleep_on_completions(generation);
   }
+  external_waiters_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace weft

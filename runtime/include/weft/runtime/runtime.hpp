@@ -9,8 +9,11 @@
 #include <weft/runtime/event_count.hpp>
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/executor_config.hpp>
+#include <weft/runtime/future.hpp>
 #include <weft/runtime/job.hpp>
+#include <weft/runtime/task.hpp>
 #include <weft/runtime/task_group.hpp>
+#include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/topology.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 #include <weft/runtime/worker_stats.hpp>

@@ -1,0 +1,95 @@
+// Future<T>: a shared-ownership handle to a dynamic task (Kokkos report
+// 3.2.1). Copies share the task; the last one lets the task's block go back
+// to the memory pool (once the task is also complete).
+//
+//   weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, 20});
+//   weft::wait(sched);
+//   long v = f.get();             // the task's result (rethrows its exception)
+//   weft::Future<> done = f;      // any future converts to Future<void>
+//
+// get() on a null future, or on a task that is not complete yet, throws
+// std::logic_error saying which. A task that threw, or whose dependence
+// failed, is complete with that exception: get() rethrows it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <weft/runtime/task.hpp>
+
+namespace weft {
+
+template <class T = void>
+class Future {
+ public:
+  using value_type = T;
+
+  Future() noexcept = default;
+  Future(const Future& other) noexcept : task_(other.task_) {
+    if (task_ != nullptr) detail::retain(task_);
+  }
+  Future(Future&& other) noexcept : task_(std::exchange(other.task_, nullptr)) {}
+  // Future<void> from any future.
+  template <class U>
+  requires(std::is_void_v<T> && !std::is_void_v<U>) Future(const Future<U>& other)
+  noexcept : task_(other.task_) {  // NOLINT(google-explicit-constructor)
+    if (task_ != nullptr) detail::retain(task_);
+  }
+  Future& operator=(Future other) noexcept {
+    std::swap(task_, other.task_);
+    return *this;
+  }
+  ~Future() {
+    if (task_ != nullptr) detail::release(task_);
+  }
+
+  bool is_null() const noexcept { return task_ == nullptr; }
+  bool is_ready() const noexcept { return task_ != nullptr && task_->is_complete(); }
+  explicit operator bool() const noexcept { return !is_null(); }
+
+  // The result of the completed task (nothing for Future<void>).
+  decltype(auto) get() const {
+    check_complete();
+    if constexpr (!std::is_void_v<T>) return static_cast<const T&>(*static_cast<const T*>(task_->result));
+  }
+
+  friend bool operator==(const Future& a, const Future& b) noexcept { return a.task_ == b.task_; }
+
+ private:
+  template <class>
+  friend class Future;
+  friend class TaskScheduler;
+  friend struct detail::FutureAccess;
+
+  explicit Future(detail::TaskHeader* adopted) noexcept : task_(adopted) {}
+
+  void check_complete() const {
+    if (task_ == nullptr) throw std::logic_error("Future::get: the future is null (no task)");
+    const detail::TaskState state = task_->state.load(std::memory_order_acquire);
+    if (state != detail::TaskState::Complete) {
+      throw std::logic_error(std::string("Future::get: the task is not complete (it is ") +
+                             detail::to_string(state) + "); wait for it first");
+    }
+    if (task_->error) std::rethrow_exception(task_->error);
+  }
+
+  detail::TaskHeader* task_ = nullptr;
+};
+
+namespace detail {
+// Lets the scheduler reach a future's task without making it public API.
+struct FutureAccess {
+  template <class T>
+  static TaskHeader* task(const Future<T>& f) noexcept {
+    return f.task_;
+  }
+  template <class T>
+  static Future<T> adopt(TaskHeader* task) noexcept {
+    return Future<T>(task);
+  }
+};
+}  // namespace detail
+
+}  // namespace weft

@@ -1,0 +1,418 @@
+// The dynamic task-DAG (Kokkos report 2.3 and 3.2): tasks spawned at run
+// time, each a pool block, with one dependence (a task or a when-all), three
+// priorities, respawn instead of blocking waits, and futures for results.
+//
+//   struct Fib {
+//     using value_type = long;
+//     weft::TaskScheduler sched;
+//     weft::Future<long> fib[2];
+//     long n;
+//     void operator()(weft::TaskMember&, long& result) {
+//       if (n < 2) { result = n; return; }
+//       if (!fib[0].is_null()) { result = fib[0].get() + fib[1].get(); return; }
+//       fib[0] = weft::task_spawn(weft::TaskSingle(sched, weft::TaskPriority::High), Fib{sched, {}, n - 2});
+//       fib[1] = weft::task_spawn(weft::TaskSingle(sched), Fib{sched, {}, n - 1});
+//       weft::TaskScheduler::respawn(this, sched.when_all(fib, 2), weft::TaskPriority::High);
+//     }
+//   };
+//   weft::MemoryPool<weft::HostSpace> pool(weft::HostSpace{}, 64 << 20);
+//   weft::TaskScheduler sched(executor, pool);
+//   weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, {}, 25});
+//   weft::wait(sched);   // every task, including those spawned by tasks
+//   f.get();             // 75025
+//
+// Functors: `value_type` (optional; void when absent) and
+// `void operator()(TaskMember&, value_type&)`, or `void operator()(TaskMember&)`
+// for void. The functor is copied or moved into the task's block at spawn
+// and destroyed when the task completes; the result lives until the last
+// future referring to the task is gone.
+//
+// Life cycle (report 2.3.1): spawn allocates one block from the pool (no
+// other allocation), constructs the functor and enqueues the task, waiting
+// on its dependence if that is incomplete. A running task may request
+// respawn(this, dependence or scheduler, priority): when operator() returns
+// the task is not complete, its dependents keep waiting, and it is enqueued
+// again. Otherwise it is complete, its waiters become ready, and its block
+// is kept while a future refers to it.
+//
+// Errors:
+//   - a spawn (or when_all) the pool cannot satisfy returns a null future and
+//     changes nothing else: the scheduler stays usable;
+//   - an exception thrown by a task completes that task with the exception:
+//     get() rethrows it, and wait(scheduler) rethrows the first one;
+//   - tasks and when-alls depending on a failed task do not run: they
+//     complete with the same exception, and so on down the graph;
+//   - respawn() outside the task's own operator(), or twice in one call,
+//     throws std::logic_error (which fails that task); so does wait() from
+//     inside a task of the same scheduler, and spawning GPU-domain work on an
+//     executor without GPU-priority workers.
+//
+// Priorities: see TaskPriority (job.hpp) for the exact guarantee. Domains: a
+// policy made with Domain::Gpu runs its task on a GPU-priority worker (host
+// virtual devices on machines without a GPU).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include <weft/backends/memory_space.hpp>
+#include <weft/memory/memory_pool.hpp>
+#include <weft/runtime/executor.hpp>
+#include <weft/runtime/future.hpp>
+#include <weft/runtime/task.hpp>
+
+namespace weft {
+
+class TaskScheduler;
+
+namespace detail {
+
+// The scheduler's shared state; see task_scheduler.cpp.
+class SchedulerCore {
+ public:
+  SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& pool);
+  ~SchedulerCore();
+  SchedulerCore(const SchedulerCore&) = delete;
+  SchedulerCore& operator=(const SchedulerCore&) = delete;
+
+  Executor& executor() const noexcept { return executor_; }
+  const MemoryPool<HostSpace>& pool() const noexcept { return pool_; }
+
+  // One block of at least `bytes`, or nullptr (counted as a failed spawn).
+  void* allocate(std::size_t bytes) noexcept;
+  void note_deallocated() noexcept;
+
+  // Enqueues a freshly spawned task on `dependence` (a reference the task now
+  // owns; null for none). Counts it as incomplete until it completes.
+  void spawn(TaskHeader* task, TaskHeader* dependence);
+
+  // True when every spawned task has completed (see the counting below).
+  bool all_complete() const noexcept;
+
+  // A when-all entity with room for `count` dependences (filled in by the
+  // caller, each a counted reference or null), or nullptr when the pool is
+  // exhausted; start_when_all() then makes it wait for them.
+  TaskHeader* allocate_when_all(std::size_t count) noexcept;
+  void start_when_all(TaskHeader* entity);
+
+  void wait();
+
+  // Memory use, for tests and benchmarks: off by default (it costs an atomic
+  // update per allocation); high_water counts blocks live at once.
+  void track_memory(bool on) noexcept { track_memory_.store(on, std::memory_order_relaxed); }
+  std::int64_t live_blocks() const noexcept { return live_blocks_.load(std::memory_order_relaxed); }
+  std::int64_t high_water_blocks() const noexcept { return high_water_.load(std::memory_order_relaxed); }
+  void reset_high_water() noexcept { high_water_.store(live_blocks(), std::memory_order_relaxed); }
+  std::int64_t failed_allocations() const noexcept {
+    return failed_allocations_.load(std::memory_order_relaxed);
+  }
+  // Tasks spawned and not complete (a snapshot while tasks run).
+  std::int64_t active_tasks() const noexcept;
+
+  static void invoke(Job& job, WorkerContext& worker);
+
+ private:
+  // Counting incomplete tasks without a shared hot counter: each worker
+  // owns a shard it alone writes (a load and a release store, no
+  // read-modify-write); threads outside the pool share one more. A shard
+  // packs a version (high 32 bits, bumped by every change) and the shard's
+  // net count (low 32 bits, wrapping: only the sum over shards means
+  // anything, and it is below 2^32). all_complete() reads every shard twice;
+  // if no version moved in between, the first reading was one consistent
+  // moment, and its sum is the number of incomplete tasks then. (A task is
+  // spawned before it completes, and the acquire reads see the spawn's
+  // shard write whenever they see the completion's.)
+  struct alignas(64) Shard {
+    std::atomic<std::uint64_t> word{0};
+  };
+  void count(WorkerContext* worker, std::int32_t delta) noexcept;
+  bool read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept;
+
+  void schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker);
+  void push_ready(TaskHeader* task, WorkerContext* worker);
+  void became_ready(TaskHeader* waiter, WorkerContext* worker);
+  void complete(TaskHeader* task, std::exception_ptr error, WorkerContext* worker);
+  void advance_when_all(TaskHeader* entity, WorkerContext* worker);
+  void record_error(const std::exception_ptr& error) noexcept;
+
+  Executor& executor_;
+  const MemoryPool<HostSpace>& pool_;
+  std::unique_ptr<Shard[]> shards_;  // one per worker of the executor
+  Shard external_;                   // spawns from threads outside the pool
+  alignas(64) std::atomic<bool> track_memory_{false};
+  std::atomic<std::int64_t> live_blocks_{0};
+  std::atomic<std::int64_t> high_water_{0};
+  std::atomic<std::int64_t> failed_allocations_{0};
+  std::atomic<bool> has_error_{false};
+  std::exception_ptr first_error_;
+};
+
+template <class F>
+struct task_value {
+  using type = void;
+};
+template <class F>
+requires requires { typename F::value_type; }
+struct task_value<F> {
+  using type = typename F::value_type;
+};
+
+struct NoResult {};
+
+template <class F, class R>
+struct TaskBlock : TaskHeader {
+  using Result = std::conditional_t<std::is_void_v<R>, NoResult, R>;
+
+  template <class G>
+  explicit TaskBlock(G&& f) : TaskHeader(&SchedulerCore::invoke), body(std::forward<G>(f)), value() {}
+
+  static void execute(TaskHeader& task, TaskMember& member) {
+    auto& self = static_cast<TaskBlock&>(task);
+    if constexpr (std::is_void_v<R>) {
+      self.body(member);
+    } else {
+      self.body(member, self.value);
+    }
+  }
+  static void destroy_functor(TaskHeader& task) noexcept { static_cast<TaskBlock&>(task).body.~F(); }
+  static void destroy_result(TaskHeader& task) noexcept { static_cast<TaskBlock&>(task).value.~Result(); }
+  static constexpr TaskOps kOps{&execute, &destroy_functor, &destroy_result};
+
+  F body;        // the user's functor
+  Result value;  // what operator() writes; Future<R>::get() reads
+};
+
+}  // namespace detail
+
+// What a spawn needs: which scheduler, the dependence, priority and domain.
+// Made by TaskSingle / TaskTeam; use it right away (it does not own anything).
+struct TaskPolicy {
+  detail::SchedulerCore* core = nullptr;
+  detail::TaskHeader* dependence = nullptr;
+  TaskPriority priority = TaskPriority::Regular;
+  Domain domain = Domain::Cpu;
+  detail::TaskKind kind = detail::TaskKind::Single;
+};
+
+class TaskScheduler {
+ public:
+  using member_type = TaskMember;
+  using memory_pool = MemoryPool<HostSpace>;
+
+  TaskScheduler() noexcept = default;  // null: cannot spawn
+  // Tasks run on `executor` and live in `pool`; both must outlive the
+  // scheduler and every future of its tasks.
+  TaskScheduler(Executor& executor, const memory_pool& pool)
+      : core_(std::make_shared<detail::SchedulerCore>(executor, pool)) {}
+
+  // Copies share the scheduler (Kokkos' shared ownership), except copies
+  // made inside one of its own running tasks: those only refer to it, which
+  // spares every spawned functor two atomic updates of one shared counter.
+  // They are safe wherever the task's functor keeps them, since a scheduler
+  // cannot go away while its tasks are incomplete; do not let such a copy
+  // escape the task into longer-lived storage.
+  TaskScheduler(const TaskScheduler& other) : core_(share(other.core_)) {}
+  TaskScheduler(TaskScheduler&&) noexcept = default;
+  TaskScheduler& operator=(const TaskScheduler& other) {
+    core_ = share(other.core_);
+    return *this;
+  }
+  TaskScheduler& operator=(TaskScheduler&&) noexcept = default;
+  ~TaskScheduler() = default;
+
+  bool is_null() const noexcept { return core_ == nullptr; }
+  const memory_pool* memory() const noexcept { return core_ ? &core_->pool() : nullptr; }
+  Executor& executor() const { return core().executor(); }
+
+  // A future complete when every one of `count` futures is (null ones count
+  // as complete). Null if the pool has no room for it.
+  template <class T>
+  Future<> when_all(const Future<T>* futures, std::size_t count) const;
+  // The same over futures generated by gen(i) for i in [0, count).
+  template <class Generator>
+  Future<> when_all(std::size_t count, Generator&& gen) const;
+
+  // From inside a running task's operator(), with `this`: run the task again
+  // once `dependence` is complete (or as soon as possible, given a scheduler).
+  template <class F, class T>
+  static void respawn(F* self, const Future<T>& dependence, TaskPriority priority = TaskPriority::Regular) {
+    request_respawn(self, detail::FutureAccess::task(dependence), priority);
+  }
+  template <class F>
+  static void respawn(F* self, const TaskScheduler&, TaskPriority priority = TaskPriority::Regular) {
+    request_respawn(self, nullptr, priority);
+  }
+
+  // See SchedulerCore::track_memory.
+  void track_memory(bool on) const { core().track_memory(on); }
+  std::int64_t live_blocks() const { return core().live_blocks(); }
+  std::int64_t high_water_blocks() const { return core().high_water_blocks(); }
+  void reset_high_water() const { core().reset_high_water(); }
+  std::int64_t failed_allocations() const { return core().failed_allocations(); }
+  std::int64_t active_tasks() const { return core().active_tasks(); }
+
+  detail::SchedulerCore& core() const {
+    if (core_ == nullptr)
+      throw std::logic_error("TaskScheduler: this scheduler is null (default-constructed)");
+    return *core_;
+  }
+
+ private:
+  static std::shared_ptr<detail::SchedulerCore> share(const std::shared_ptr<detail::SchedulerCore>& core) {
+    const detail::TaskHeader* running = detail::current_task();
+    if (core != nullptr && running != nullptr && running->core == core.get()) {
+      return std::shared_ptr<detail::SchedulerCore>(std::shared_ptr<void>(), core.get());  // non-owning
+    }
+    return core;
+  }
+  static void request_respawn(const void* self, detail::TaskHeader* dependence, TaskPriority priority);
+  std::shared_ptr<detail::SchedulerCore> core_;
+};
+
+inline TaskPolicy TaskSingle(const TaskScheduler& scheduler, TaskPriority priority = TaskPriority::Regular,
+                             Domain domain = Domain::Cpu) {
+  return {&scheduler.core(), nullptr, priority, domain, detail::TaskKind::Single};
+}
+// After `dependence` completes; on the scheduler that spawned it.
+template <class T>
+TaskPolicy TaskSingle(const Future<T>& dependence, TaskPriority priority = TaskPriority::Regular,
+                      Domain domain = Domain::Cpu) {
+  detail::TaskHeader* task = detail::FutureAccess::task(dependence);
+  if (task == nullptr) throw std::invalid_argument("TaskSingle: the dependence future is null");
+  return {task->core, task, priority, domain, detail::TaskKind::Single};
+}
+// A task for a thread team; on CPU workers a team is one thread (TaskMember).
+inline TaskPolicy TaskTeam(const TaskScheduler& scheduler, TaskPriority priority = TaskPriority::Regular,
+                           Domain domain = Domain::Cpu) {
+  TaskPolicy p = TaskSingle(scheduler, priority, domain);
+  p.kind = detail::TaskKind::Team;
+  return p;
+}
+template <class T>
+TaskPolicy TaskTeam(const Future<T>& dependence, TaskPriority priority = TaskPriority::Regular,
+                    Domain domain = Domain::Cpu) {
+  TaskPolicy p = TaskSingle(dependence, priority, domain);
+  p.kind = detail::TaskKind::Team;
+  return p;
+}
+
+namespace detail {
+
+template <class F>
+auto spawn(const TaskPolicy& policy, F&& functor) {
+  using Functor = std::decay_t<F>;
+  using R = typename task_value<Functor>::type;
+  using Block = TaskBlock<Functor, R>;
+  static_assert(alignof(Block) <= 64, "task functors may need at most 64-byte alignment");
+  if (policy.core == nullptr) throw std::invalid_argument("spawn: the task policy has no scheduler");
+  SchedulerCore& core = *policy.core;
+  if (policy.domain == Domain::Gpu && core.executor().gpu_worker_count() == 0) {
+    throw std::logic_error(
+        "spawn: a GPU-domain task needs GPU-priority workers, and this scheduler's executor has none");
+  }
+  void* memory = core.allocate(sizeof(Block));
+  if (memory == nullptr) return FutureAccess::adopt<R>(nullptr);
+  Block* block;
+  try {
+    block = ::new (memory) Block(std::forward<F>(functor));
+  } catch (...) {
+    core.pool().deallocate(memory, sizeof(Block));
+    core.note_deallocated();
+    throw;
+  }
+  block->ops = &Block::kOps;
+  block->core = &core;
+  block->pool = &core.pool();
+  block->functor = &block->body;
+  block->result = &block->value;
+  block->kind = policy.kind;
+  block->priority = policy.priority;
+  block->domain = policy.domain;
+  block->block_size = static_cast<std::uint32_t>(sizeof(Block));
+  // One reference for the future returned, one the scheduler drops at completion.
+  block->refs.store(2, std::memory_order_relaxed);
+  if (policy.dependence != nullptr) retain(policy.dependence);
+  core.spawn(block, policy.dependence);
+  return FutureAccess::adopt<R>(block);
+}
+
+}  // namespace detail
+
+// Spawns from outside any task (the host's main thread, say).
+template <class F>
+auto host_spawn(const TaskPolicy& policy, F&& functor) {
+  return detail::spawn(policy, std::forward<F>(functor));
+}
+
+// Spawns from inside a running task.
+template <class F>
+auto task_spawn(const TaskPolicy& policy, F&& functor) {
+  if (detail::current_task() == nullptr) {
+    throw std::logic_error("task_spawn: called outside a running task; use host_spawn");
+  }
+  return detail::spawn(policy, std::forward<F>(functor));
+}
+
+namespace detail {
+
+// Builds a when-all entity in one pool block, its dependences written in
+// place by dependence(i) (a Future; null ones count as complete).
+template <class DependenceAt>
+Future<> make_when_all(SchedulerCore& core, std::size_t count, DependenceAt&& dependence) {
+  TaskHeader* entity = core.allocate_when_all(count);
+  if (entity == nullptr) return Future<>();
+  TaskHeader** slots = entity->when_all_dependences();
+  std::size_t filled = 0;
+  try {
+    for (; filled < count; ++filled) {
+      const auto& future = dependence(filled);
+      slots[filled] = FutureAccess::task(future);
+      if (slots[filled] != nullptr) retain(slots[filled]);
+    }
+  } catch (...) {
+    // Start it with what we have, so every reference taken is released.
+    for (std::size_t i = filled; i < count; ++i) slots[i] = nullptr;
+    core.start_when_all(entity);
+    release(entity);
+    throw;
+  }
+  core.start_when_all(entity);
+  return FutureAccess::adopt<void>(entity);
+}
+
+}  // namespace detail
+
+// when_all over an array of futures that share a scheduler. Null when every
+// future is null (there is nothing to wait for) or the pool is exhausted.
+template <class T>
+Future<> when_all(const Future<T>* futures, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (detail::TaskHeader* t = detail::FutureAccess::task(futures[i])) {
+      return detail::make_when_all(*t->core, count,
+                                   [&](std::size_t k) -> const Future<T>& { return futures[k]; });
+    }
+  }
+  return Future<>();
+}
+
+template <class T>
+Future<> TaskScheduler::when_all(const Future<T>* futures, std::size_t count) const {
+  return detail::make_when_all(core(), count, [&](std::size_t k) -> const Future<T>& { return futures[k]; });
+}
+
+template <class Generator>
+Future<> TaskScheduler::when_all(std::size_t count, Generator&& gen) const {
+  return detail::make_when_all(core(), count, [&](std::size_t k) { return gen(k); });
+}
+
+// Blocks until every task of the scheduler, including those spawned by
+// running tasks, is complete; rethrows the first exception a task threw
+// since the last wait. On a worker thread it keeps running other jobs.
+inline void wait(const TaskScheduler& scheduler) { scheduler.core().wait(); }
+
+}  // namespace weft

@@ -1,0 +1,329 @@
+// The dynamic task-DAG: spawn, respawn, futures, when_all, priorities,
+// domains, errors, and pool exhaustion.
+#include <weft/runtime/task_scheduler.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Pool = weft::MemoryPool<weft::HostSpace>;
+
+weft::ExecutorConfig workers(int cpu, int virtual_devices = 0) {
+  weft::ExecutorConfig cfg;
+  cfg.cpu_workers = cpu;
+  cfg.virtual_devices = virtual_devices;
+  cfg.use_cuda = false;
+  if (virtual_devices == 0) cfg.gpu_workers = 0;
+  return cfg;
+}
+
+long serial_fib(long n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
+
+// The report's Figure 3.4, with the priority of the F(n-2) branch a parameter.
+struct Fib {
+  using value_type = long;
+  weft::TaskScheduler sched;
+  long n;
+  weft::TaskPriority small_branch = weft::TaskPriority::High;
+  weft::Future<long> fib[2] = {};
+
+  void operator()(weft::TaskMember&, long& result) {
+    if (n < 2) {
+      result = n;
+    } else if (!fib[0].is_null()) {
+      result = fib[0].get() + fib[1].get();
+    } else {
+      fib[0] = weft::task_spawn(weft::TaskSingle(sched, small_branch), Fib{sched, n - 2, small_branch});
+      fib[1] = weft::task_spawn(weft::TaskSingle(sched), Fib{sched, n - 1, small_branch});
+      weft::Future<> both = sched.when_all(fib, 2);
+      if (fib[0].is_null() || fib[1].is_null() || both.is_null()) {
+        throw std::runtime_error("fib: the pool is exhausted");
+      }
+      weft::TaskScheduler::respawn(this, both, weft::TaskPriority::High);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("TaskScheduler.fibonacci_figure_3_4.0_to_25.2threads") {
+  weft::Executor executor(workers(2));
+  Pool pool(weft::HostSpace{}, 64u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  for (long n = 0; n <= 25; ++n) {
+    CAPTURE(n);
+    weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, n});
+    REQUIRE_FALSE(f.is_null());
+    weft::wait(sched);
+    CHECK(f.get() == serial_fib(n));
+  }
+  CHECK(sched.active_tasks() == 0);
+}
+
+TEST_CASE("TaskScheduler.high_priority_small_branch_lowers_the_high_water_mark.2threads") {
+  weft::Executor executor(workers(2));
+  Pool pool(weft::HostSpace{}, 64u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  sched.track_memory(true);
+  std::int64_t high_water[2] = {};
+  const weft::TaskPriority choice[2] = {weft::TaskPriority::High, weft::TaskPriority::Regular};
+  for (int i = 0; i < 2; ++i) {
+    sched.reset_high_water();
+    weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, 22, choice[i]});
+    weft::wait(sched);
+    CHECK(f.get() == serial_fib(22));
+    high_water[i] = sched.high_water_blocks();
+  }
+  MESSAGE("pool high-water mark for fib(22): " << high_water[0] << " blocks with F(n-2) at High, "
+                                               << high_water[1] << " with every task Regular");
+  CHECK(high_water[0] > 0);
+  CHECK(high_water[1] > 0);
+  // All blocks came back once the futures were dropped.
+  CHECK(sched.live_blocks() == 0);
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+}
+
+TEST_CASE("TaskScheduler.ready_high_task_runs_before_regular_and_low.1thread") {
+  weft::Executor executor(workers(1));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  std::mutex m;
+  std::vector<std::string> order;
+  struct Record {
+    std::vector<std::string>* order;
+    std::mutex* m;
+    std::string name;
+    void operator()(weft::TaskMember&) {
+      std::lock_guard<std::mutex> lock(*m);
+      order->push_back(name);
+    }
+  };
+  struct Spawner {
+    weft::TaskScheduler sched;
+    std::vector<std::string>* order;
+    std::mutex* m;
+    void operator()(weft::TaskMember&) {
+      // Spawned least urgent first; all are ready when this task returns.
+      weft::task_spawn(weft::TaskSingle(sched, weft::TaskPriority::Low), Record{order, m, "low"});
+      weft::task_spawn(weft::TaskSingle(sched, weft::TaskPriority::Regular), Record{order, m, "regular"});
+      weft::task_spawn(weft::TaskSingle(sched, weft::TaskPriority::High), Record{order, m, "high"});
+    }
+  };
+  weft::host_spawn(weft::TaskSingle(sched), Spawner{sched, &order, &m});
+  weft::wait(sched);
+  CHECK(order == std::vector<std::string>{"high", "regular", "low"});
+}
+
+TEST_CASE("TaskScheduler.respawn_counts_to_n_and_dependents_wait.2threads") {
+  weft::Executor executor(workers(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  struct Counter {
+    using value_type = int;
+    int calls = 0;
+    int limit;
+    void operator()(weft::TaskMember&, int& result) {
+      result = ++calls;
+      if (calls < limit) weft::TaskScheduler::respawn(this, weft::TaskScheduler{}, weft::TaskPriority::Low);
+    }
+  };
+  weft::Future<int> counter = weft::host_spawn(weft::TaskSingle(sched), Counter{0, 1000});
+  // A dependent sees the final count: respawned tasks are not complete.
+  struct Reader {
+    using value_type = int;
+    weft::Future<int> source;
+    void operator()(weft::TaskMember&, int& out) { out = source.get(); }
+  };
+  weft::Future<int> reader = weft::host_spawn(weft::TaskSingle(counter), Reader{counter});
+  weft::wait(sched);
+  CHECK(counter.get() == 1000);
+  CHECK(reader.get() == 1000);
+}
+
+TEST_CASE("TaskScheduler.when_all_over_arrays_generators_and_nested.2threads") {
+  weft::Executor executor(workers(2));
+  Pool pool(weft::HostSpace{}, 4u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  std::atomic<int> done{0};
+  struct Leaf {
+    using value_type = int;
+    std::atomic<int>* done;
+    int value;
+    void operator()(weft::TaskMember&, int& out) {
+      done->fetch_add(1);
+      out = value;
+    }
+  };
+  std::vector<weft::Future<int>> leaves;
+  for (int i = 0; i < 40; ++i) leaves.push_back(weft::host_spawn(weft::TaskSingle(sched), Leaf{&done, i}));
+  weft::Future<> first_half = sched.when_all(leaves.data(), 20);
+  weft::Future<> second_half = sched.when_all(20, [&](std::size_t i) { return leaves[20 + i]; });
+  weft::Future<> halves[2] = {first_half, second_half};
+  weft::Future<> all = weft::when_all(halves, 2);  // nested
+  struct Sum {
+    using value_type = int;
+    std::vector<weft::Future<int>>* leaves;
+    std::atomic<int>* done;
+    void operator()(weft::TaskMember&, int& out) {
+      out = done->load();
+      for (auto& f : *leaves) out += f.get();
+    }
+  };
+  weft::Future<int> sum = weft::host_spawn(weft::TaskSingle(all), Sum{&leaves, &done});
+  weft::wait(sched);
+  CHECK(all.is_ready());
+  CHECK(sum.get() == 40 + 39 * 40 / 2);
+
+  // Null futures count as complete; all-null arrays need no entity at all.
+  weft::Future<int> nulls[3];
+  CHECK(weft::when_all(nulls, 3).is_null());
+  weft::Future<> partly =
+      sched.when_all(3, [&](std::size_t i) { return i == 1 ? leaves[0] : weft::Future<int>(); });
+  REQUIRE_FALSE(partly.is_null());
+  weft::wait(sched);
+  CHECK(partly.is_ready());
+}
+
+TEST_CASE("TaskScheduler.future_semantics") {
+  weft::Executor executor(workers(1));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  weft::Future<long> null_future;
+  CHECK(null_future.is_null());
+  CHECK_THROWS_WITH_AS(null_future.get(), doctest::Contains("null"), std::logic_error);
+
+  std::atomic<bool> release{false};
+  struct Gate {
+    using value_type = long;
+    std::atomic<bool>* release;
+    void operator()(weft::TaskMember&, long& out) {
+      if (!release->load()) {
+        weft::TaskScheduler::respawn(this, weft::TaskScheduler{}, weft::TaskPriority::Low);
+        return;
+      }
+      out = 7;
+    }
+  };
+  weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Gate{&release});
+  CHECK_THROWS_WITH_AS(f.get(), doctest::Contains("not complete"), std::logic_error);
+  weft::Future<long> copy = f;
+  weft::Future<> as_void = f;  // converts to Future<void>
+  CHECK(copy == f);
+  release = true;
+  weft::wait(sched);
+  CHECK(copy.get() == 7);
+  CHECK_NOTHROW(as_void.get());
+  f = weft::Future<long>();
+  CHECK(copy.get() == 7);  // still alive through the copy
+}
+
+TEST_CASE("TaskScheduler.exceptions_propagate_to_get_wait_and_dependents.2threads") {
+  weft::Executor executor(workers(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  struct Thrower {
+    void operator()(weft::TaskMember&) { throw std::runtime_error("task failed on purpose"); }
+  };
+  std::atomic<int> ran{0};
+  struct Dependent {
+    std::atomic<int>* ran;
+    void operator()(weft::TaskMember&) { ran->fetch_add(1); }
+  };
+  weft::Future<> bad = weft::host_spawn(weft::TaskSingle(sched), Thrower{});
+  weft::Future<> direct = weft::host_spawn(weft::TaskSingle(bad), Dependent{&ran});
+  weft::Future<> fine = weft::host_spawn(weft::TaskSingle(sched), Dependent{&ran});
+  weft::Future<> group[2] = {fine, bad};
+  weft::Future<> via_when_all = weft::host_spawn(weft::TaskSingle(weft::when_all(group, 2)), Dependent{&ran});
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "task failed on purpose", std::runtime_error);
+  CHECK(ran.load() == 1);  // only `fine` ran
+  CHECK_THROWS_WITH_AS(bad.get(), "task failed on purpose", std::runtime_error);
+  CHECK_THROWS_WITH_AS(direct.get(), "task failed on purpose", std::runtime_error);
+  CHECK_THROWS_WITH_AS(via_when_all.get(), "task failed on purpose", std::runtime_error);
+  CHECK_NOTHROW(fine.get());
+  // The error was collected: the scheduler carries on.
+  weft::host_spawn(weft::TaskSingle(sched), Dependent{&ran});
+  CHECK_NOTHROW(weft::wait(sched));
+  CHECK(ran.load() == 2);
+}
+
+TEST_CASE("TaskScheduler.misuse_is_reported") {
+  weft::Executor executor(workers(1));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  struct NotMine {
+    void operator()(weft::TaskMember&) {
+      NotMine someone_else;
+      weft::TaskScheduler::respawn(&someone_else, weft::TaskScheduler{});
+    }
+  };
+  weft::Future<> f = weft::host_spawn(weft::TaskSingle(sched), NotMine{});
+  CHECK_THROWS_WITH_AS(weft::wait(sched), doctest::Contains("passing `this`"), std::logic_error);
+  struct Twice {
+    void operator()(weft::TaskMember&) {
+      weft::TaskScheduler::respawn(this, weft::TaskScheduler{});
+      weft::TaskScheduler::respawn(this, weft::TaskScheduler{});
+    }
+  };
+  weft::host_spawn(weft::TaskSingle(sched), Twice{});
+  CHECK_THROWS_WITH_AS(weft::wait(sched), doctest::Contains("twice"), std::logic_error);
+  struct WaitsOnItself {
+    weft::TaskScheduler sched;
+    void operator()(weft::TaskMember&) { weft::wait(sched); }
+  };
+  weft::host_spawn(weft::TaskSingle(sched), WaitsOnItself{sched});
+  CHECK_THROWS_WITH_AS(weft::wait(sched), doctest::Contains("own tasks"), std::logic_error);
+  CHECK_THROWS_AS(weft::task_spawn(weft::TaskSingle(sched), NotMine{}), std::logic_error);
+  CHECK_THROWS_WITH_AS(
+      weft::host_spawn(weft::TaskSingle(sched, weft::TaskPriority::Regular, weft::Domain::Gpu), NotMine{}),
+      doctest::Contains("GPU-priority workers"), std::logic_error);
+  weft::TaskScheduler null_scheduler;
+  CHECK_THROWS_AS(weft::TaskSingle(null_scheduler), std::logic_error);
+  CHECK(null_scheduler.memory() == nullptr);
+  CHECK(sched.memory() == &pool);
+}
+
+TEST_CASE("TaskScheduler.gpu_domain_tasks_run_on_gpu_workers.virtual_devices") {
+  weft::Executor executor(workers(2, /*virtual_devices=*/2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  std::atomic<int> wrong{0};
+  struct Where {
+    std::atomic<int>* wrong;
+    weft::Domain expected;
+    void operator()(weft::TaskMember& member) {
+      if (member.worker().domain() != expected && expected == weft::Domain::Gpu) wrong->fetch_add(1);
+      if (member.team_size() != 1) wrong->fetch_add(1);
+    }
+  };
+  for (int i = 0; i < 200; ++i) {
+    weft::host_spawn(weft::TaskTeam(sched, weft::TaskPriority::Regular, weft::Domain::Gpu),
+                     Where{&wrong, weft::Domain::Gpu});
+    weft::host_spawn(weft::TaskSingle(sched), Where{&wrong, weft::Domain::Cpu});
+  }
+  weft::wait(sched);
+  CHECK(wrong.load() == 0);
+}
+
+TEST_CASE("TaskScheduler.pool_exhaustion_returns_null_and_recovers.2threads") {
+  weft::Executor executor(workers(2));
+  // Room for about 32 Fib tasks: fib(20) needs more live at once.
+  Pool pool(weft::HostSpace{}, 8192, 64, 1024, 4096);
+  weft::TaskScheduler sched(executor, pool);
+  weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, 20});
+  REQUIRE_FALSE(f.is_null());
+  CHECK_THROWS_WITH_AS(weft::wait(sched), doctest::Contains("exhausted"), std::runtime_error);
+  CHECK(sched.failed_allocations() > 0);
+  CHECK_THROWS_AS(f.get(), std::runtime_error);
+  f = weft::Future<long>();
+  // Every block went back; the same scheduler now computes a smaller case.
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+  weft::Future<long> small = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, 6});
+  weft::wait(sched);
+  CHECK(small.get() == 8);
+}
