@@ -140,6 +140,8 @@ Executor::~Executor() {
   cpu_sleep_.notify_all();
   gpu_sleep_.notify_all();
   for (auto& w : workers_) w->thread_.join();
+  // Extensions (schedulers of upper layers) go while the executor is whole.
+  while (!extensions_.empty()) extensions_.pop_back();
 }
 
 void Executor::submit(Job* job, Domain domain, TaskPriority priority) {
@@ -152,6 +154,10 @@ void Executor::submit(Job* job, Domain domain, TaskPriority priority) {
     self->push(job, domain, priority);
     return;
   }
+  submit_to_inbox(job, domain);
+}
+
+void Executor::submit_to_inbox(Job* job, Domain domain) {
   auto& inbox = domain == Domain::Cpu ? shared_->cpu_inbox : shared_->gpu_inbox;
   while (!inbox.push(job)) std::this_thread::yield();  // only fails if node allocation fails
   wake_for(domain);

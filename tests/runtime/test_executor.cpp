@@ -72,6 +72,28 @@ TEST_CASE("Executor.gpu_jobs_run_only_on_gpu_workers.virtual_devices") {
   CHECK(cpu_ran.load() == 2000);
 }
 
+TEST_CASE("Executor.cpu_job_hands_gpu_work_to_gpu_workers.virtual_devices") {
+  // A CPU worker cannot hold GPU work: it goes to the GPU submission queue.
+  weft::ExecutorConfig cfg;
+  cfg.cpu_workers = 1;
+  cfg.virtual_devices = 1;
+  cfg.use_cuda = false;
+  weft::Executor executor(cfg);
+  weft::TaskGroup group(executor);
+  std::atomic<int> on_gpu_worker{0};
+  group.run([&] {
+    for (int i = 0; i < 100; ++i) {
+      group.run(
+          [&] {
+            if (executor.this_worker()->domain() == weft::Domain::Gpu) on_gpu_worker.fetch_add(1);
+          },
+          weft::Domain::Gpu);
+    }
+  });
+  group.wait();
+  CHECK(on_gpu_worker.load() == 100);
+}
+
 TEST_CASE("Executor.gpu_job_without_gpu_workers_is_refused") {
   weft::Executor executor(cpu_only(1));
   weft::TaskGroup group(executor);

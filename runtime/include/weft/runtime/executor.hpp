@@ -21,7 +21,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <weft/backends/device_registry.hpp>
@@ -108,6 +110,28 @@ class Executor {
   std::vector<WorkerStats> stats() const;
   void reset_stats() noexcept;
 
+  // Runs a graph (or anything with run_on(executor, count, until)): once,
+  // n times, or until pred() says stop after a run. Returns a Future<void>
+  // that completes when the runs are done; Future::cancel() stops it.
+  template <class Runnable>
+  auto run(Runnable& graph) {
+    return graph.run_on(*this, 1, nullptr);
+  }
+  template <class Runnable>
+  auto run_n(Runnable& graph, long n) {
+    return graph.run_on(*this, n, nullptr);
+  }
+  template <class Runnable, class Pred>
+  auto run_until(Runnable& graph, Pred&& pred) {
+    return graph.run_on(*this, -1, std::forward<Pred>(pred));
+  }
+
+  // One object of type T per executor, made on first use with T(executor)
+  // and destroyed after the workers stopped: how upper layers attach their
+  // per-executor state (the graph layer's driver scheduler, say).
+  template <class T>
+  T& extension();
+
   // The worker running the calling thread if it belongs to this executor, else null.
   WorkerContext* this_worker() const noexcept;
 
@@ -122,6 +146,7 @@ class Executor {
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
   Job* pop_own(WorkerContext::PriorityDeques& deques);
+  void submit_to_inbox(Job* job, Domain domain);
   Job* steal_from_others(WorkerContext& worker, Domain domain);
   int next_victim(WorkerContext& worker);
   void execute(WorkerContext& worker, Job* job);
@@ -140,6 +165,9 @@ class Executor {
   alignas(64) std::atomic<std::uint32_t> completions_{0};
   std::atomic<std::uint32_t> external_waiters_{0};
 
+  std::mutex extensions_mutex_;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> extensions_;
+
   // Sleeps while completions_ == generation, for at most a few milliseconds.
   void sleep_on_completions(std::uint32_t generation) noexcept;
 };
@@ -155,7 +183,7 @@ inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) 
     (*gpu_deques_)[p].push(job);
     executor_->wake_for(Domain::Gpu);
   } else {
-    executor_->submit(job, Domain::Gpu, priority);
+    executor_->submit_to_inbox(job, Domain::Gpu);  // a CPU worker hands GPU work to GPU workers
   }
 }
 
@@ -173,6 +201,19 @@ inline void Executor::wake_for(Domain domain) noexcept {
   } else {
     cpu_sleep_.notify_one();
   }
+}
+
+template <class T>
+T& Executor::extension() {
+  static const char key = 0;  // one address per T
+  std::lock_guard<std::mutex> lock(extensions_mutex_);
+  for (auto& [k, object] : extensions_) {
+    if (k == &key) return *static_cast<T*>(object.get());
+  }
+  auto object = std::make_shared<T>(*this);
+  T& ref = *object;
+  extensions_.emplace_back(&key, std::move(object));
+  return ref;
 }
 
 template <class Pred>
