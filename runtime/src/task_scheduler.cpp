@@ -43,6 +43,14 @@ void release(TaskHeader* task) noexcept {
   core->note_deallocated();
 }
 
+void wait_for(const TaskHeader& task) {
+  if (task.is_complete()) return;
+  if (task.core == nullptr) throw std::logic_error("Future::wait: the task has no scheduler");
+  if (current_task() == &task) throw std::logic_error("Future::wait: a task cannot wait for itself");
+  // Woken when a worker runs out of work (and every few ms regardless).
+  task.core->executor().wait_until([&task] { return task.is_complete(); });
+}
+
 SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& pool)
     : executor_(executor),
       pool_(pool),
@@ -231,6 +239,10 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
       core.complete(task, std::move(inherited), &worker);
       return;
     }
+  }
+  if (task->cancel_requested.load(std::memory_order_relaxed)) {
+    core.complete(task, std::make_exception_ptr(Cancelled("the task was cancelled before it ran")), &worker);
+    return;
   }
   task->state.store(TaskState::Executing, std::memory_order_relaxed);
   task->respawn_requested = false;

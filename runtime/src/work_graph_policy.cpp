@@ -15,9 +15,15 @@ Executor& default_executor() {
 namespace detail {
 
 template <class Index>
-WorkGraphEngine<Index>::WorkGraphEngine(const Crs<Index>& dag) : dag_(dag) {
+WorkGraphEngine<Index>::WorkGraphEngine(const Crs<Index>& dag, std::vector<Domain> domains)
+    : dag_(dag), domains_(std::move(domains)) {
   validate_crs(dag_, "WorkGraphPolicy");
   const Index n = dag_.num_rows();
+  if (!domains_.empty() && domains_.size() != static_cast<std::size_t>(n)) {
+    throw std::invalid_argument("WorkGraphPolicy: " + std::to_string(domains_.size()) +
+                                " domains given for " + std::to_string(n) + " nodes");
+  }
+
   in_degree_.assign(static_cast<std::size_t>(n), 0);
   for (Index j : dag_.entries) ++in_degree_[static_cast<std::size_t>(j)];
 
@@ -102,7 +108,8 @@ void WorkGraphEngine<Index>::throw_cycle(const std::vector<Index>& remaining) co
 }
 
 template <class Index>
-void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call call) {
+void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call call,
+                                 const std::atomic<bool>* cancel) {
   if (busy_.exchange(true, std::memory_order_acquire)) {
     throw std::logic_error("WorkGraphPolicy: this policy is already running a parallel_for");
   }
@@ -110,9 +117,17 @@ void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call c
     busy_.store(false, std::memory_order_release);
     return;
   }
+  for (Domain d : domains_) {
+    if (d == Domain::Gpu && executor.gpu_worker_count() == 0) {
+      busy_.store(false, std::memory_order_release);
+      throw std::logic_error(
+          "WorkGraphPolicy: the graph has GPU nodes and the executor has no GPU-priority workers");
+    }
+  }
   executor_ = &executor;
   functor_ = functor;
   call_ = call;
+  cancel_ = cancel;
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   pending_sinks_.store(sinks_, std::memory_order_relaxed);
@@ -125,6 +140,9 @@ void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call c
   std::exception_ptr error = std::exchange(error_, nullptr);
   busy_.store(false, std::memory_order_release);
   if (error) std::rethrow_exception(error);
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+    throw Cancelled("the run was cancelled; nodes not yet started were skipped");
+  }
 }
 
 template <class Index>
@@ -157,8 +175,15 @@ Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
   const Index* entries = dag_.entries.data();
   Index sinks = 0;
   while (true) {
-    // relaxed: a heuristic; the first exception is kept whatever we read here.
-    if (!failed_.load(std::memory_order_relaxed)) {
+    if (!domains_.empty() && domains_[static_cast<std::size_t>(node)] == Domain::Gpu &&
+        worker.domain() != Domain::Gpu) {
+      worker.push(&jobs_[static_cast<std::size_t>(node)], Domain::Gpu);  // a GPU worker runs it
+      return sinks;
+    }
+    // relaxed: heuristics; the first exception is kept whatever we read here,
+    // and a cancellation only needs to be seen eventually.
+    if (!failed_.load(std::memory_order_relaxed) &&
+        (cancel_ == nullptr || !cancel_->load(std::memory_order_relaxed))) {
       try {
         call_(functor_, node);
       } catch (...) {

@@ -1,6 +1,206 @@
-// The graph layer: the Ripple-style Graph builder (emplace, then, split,
-// reduce, sync, conditional), lowering onto the runtime's DAGs, JSON and DOT.
-// It sits on the views layer; its contents arrive with the Graph issue.
+// The Graph builder (Ripple section 5.3): describe a workflow once, run it
+// many times on an Executor.
+//
+//   weft::Graph g(weft::ExecutionKind::Cpu);
+//   g.emplace([] { std::puts("A"); }).named("A");        // level 0
+//   g.then([] { std::puts("B"); }).named("B");           // level 1, after A
+//   g.emplace(weft::ExecutionKind::Gpu,                   // level 1 too, after A
+//             weft::make_node([](const char* s) { std::puts(s); }, "C"),
+//             weft::make_node([](const char* s) { std::puts(s); }, "D"));
+//   g.then([] { std::puts("E"); }).named("E");           // level 2, after B, C, D
+//   weft::Future<> done = executor.run(g);                // or run_n, run_until
+//   done.get();                                           // rethrows a node's exception
+//
+// Operations:
+//   emplace(f, args...)     a node beside the last level: it runs after the
+//                           level before the last one (a root if none)
+//   emplace(make_node(...), make_node(...), ...)   several such nodes at once
+//   then(f, args...)        a new level: after every node of the last level
+//   emplace(graph) / then(graph)   a subgraph, connected the same way; a
+//                           conditional subgraph becomes one node that runs
+//                           it until its predicate says stop (Listing 9)
+//   sync(f, args...)        a node after everything added so far
+//   conditional(pred)       after a run, run again while pred() is true
+//   named(name)             names the node(s) the last operation added
+//   add_edge(from, to)      an extra edge between named (or numbered) nodes
+// Every operation can take an ExecutionKind first to override the graph's.
+//
+// Levels follow Ripple's definition: roots are level 0, and any other node
+// is one level below the deepest node it depends on.
+//
+// Running: the graph is lowered once (flat node array, successors in
+// compressed rows, join counters that reset themselves) and that form is
+// reused by every run until the graph changes. A graph runs one instance at
+// a time. Lowering reports a cycle (from add_edge) by node names, and then
+// nothing runs. A node's exception stops nodes not yet started and is
+// rethrown by the run's future; Future::cancel() does the same with
+// weft::Cancelled. Waiting for a run from inside a node is allowed: the
+// worker keeps running other jobs meanwhile.
+//
+// JSON: to_json() / Graph::from_json() (schema in docs/graph-json.md). A
+// graph loaded from JSON has no callables (they are not serialised): it can
+// be inspected, validated and dumped again, not run.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <weft/graph/node_kind.hpp>
+#include <weft/graph/node_work.hpp>
+#include <weft/runtime/executor.hpp>
+#include <weft/runtime/future.hpp>
 #include <weft/views/views.hpp>
+
+namespace weft {
+
+class Graph;
+
+// A callable and its arguments, for emplace() of several nodes at once.
+struct NodeSpec {
+  NodeWork work;
+  std::string name;
+};
+
+template <class F, class... Args>
+NodeSpec make_node(F&& f, Args&&... args) {
+  return NodeSpec{NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...), {}};
+}
+
+struct GraphNode {
+  std::string name;  // may be empty; unique when not
+  NodeKind kind = NodeKind::Compute;
+  ExecutionKind execution = ExecutionKind::Cpu;
+  int device = -1;                        // the device its partition lives on (-1: none)
+  int partition = -1;                     // the tensor partition it works on (-1: none)
+  NodeWork work;                          // empty for nodes loaded from JSON and for Conditional nodes
+  std::shared_ptr<const Graph> subgraph;  // Subgraph nodes: the graph they run
+};
+
+namespace detail {
+struct Program;
+template <class T>
+inline constexpr bool is_graph_operand_v =
+    std::is_same_v<std::decay_t<T>, Graph> || std::is_same_v<std::decay_t<T>, NodeSpec> ||
+    std::is_same_v<std::decay_t<T>, ExecutionKind>;
+}  // namespace detail
+
+class Graph {
+ public:
+  using NodeId = std::int32_t;
+  using Edge = std::pair<NodeId, NodeId>;
+
+  explicit Graph(ExecutionKind kind = ExecutionKind::Cpu) : kind_(kind) {}
+  Graph(const Graph& other);
+  Graph& operator=(const Graph& other);
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+  ~Graph();
+
+  // ---- building ----
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& emplace(F&& f, Args&&... args) {
+    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind_,
+               /*after_last=*/false);
+  }
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& emplace(ExecutionKind kind, F&& f, Args&&... args) {
+    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind, false);
+  }
+  template <class... Specs>
+  requires(sizeof...(Specs) > 0 &&
+           (std::is_same_v<std::decay_t<Specs>, NodeSpec> && ...)) Graph& emplace(Specs&&... specs) {
+    return add_specs({std::forward<Specs>(specs)...}, kind_, false);
+  }
+  template <class... Specs>
+  requires(sizeof...(Specs) > 0 && (std::is_same_v<std::decay_t<Specs>, NodeSpec> &&
+                                    ...)) Graph& emplace(ExecutionKind kind, Specs&&... specs) {
+    return add_specs({std::forward<Specs>(specs)...}, kind, false);
+  }
+  Graph& emplace(const Graph& subgraph) { return add_subgraph(subgraph, false); }
+
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& then(F&& f, Args&&... args) {
+    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind_, true);
+  }
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& then(ExecutionKind kind, F&& f, Args&&... args) {
+    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind, true);
+  }
+  template <class... Specs>
+  requires(sizeof...(Specs) > 0 &&
+           (std::is_same_v<std::decay_t<Specs>, NodeSpec> && ...)) Graph& then(Specs&&... specs) {
+    return add_specs({std::forward<Specs>(specs)...}, kind_, true);
+  }
+  Graph& then(const Graph& subgraph) { return add_subgraph(subgraph, true); }
+
+  template <class F, class... Args>
+  Graph& sync(F&& f, Args&&... args) {
+    return add_sync(NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...));
+  }
+
+  template <class Pred>
+  Graph& conditional(Pred&& pred) {
+    static_assert(std::is_invocable_r_v<bool, std::decay_t<Pred>&>,
+                  "conditional() takes a predicate: bool()");
+    return add_conditional(std::function<bool()>(std::forward<Pred>(pred)));
+  }
+
+  Graph& named(std::string name);
+  Graph& add_edge(std::string_view from, std::string_view to);
+  Graph& add_edge(NodeId from, NodeId to);
+
+  // ---- inspecting ----
+  std::optional<NodeId> find(std::string_view name) const;
+  std::size_t size() const noexcept { return nodes_.size(); }
+  const GraphNode& node(NodeId id) const { return nodes_.at(static_cast<std::size_t>(id)); }
+  const std::vector<Edge>& edges() const noexcept { return edges_; }
+  ExecutionKind execution_kind() const noexcept { return kind_; }
+  bool is_conditional() const noexcept { return conditional_; }
+  // Ripple levels (see above). Throws std::invalid_argument on a cycle.
+  std::vector<int> levels() const;
+  // Throws std::invalid_argument naming the nodes of a cycle, if any.
+  void validate() const;
+
+  nlohmann::json to_json() const;
+  std::string to_dot() const;
+  static Graph from_json(const nlohmann::json& document);
+  // Parses text first; errors name the problem (and, for syntax, where).
+  static Graph from_json_text(std::string_view text);
+
+  // ---- running (see also Executor::run, run_n, run_until) ----
+  // count > 0: that many runs; count < 0: until `until` returns true after a run.
+  Future<> run_on(Executor& executor, long count, std::function<bool()> until);
+
+ private:
+  friend struct detail::Program;
+  Graph& add(std::vector<NodeWork> works, ExecutionKind kind, bool after_last);
+  Graph& add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool after_last);
+  Graph& add_subgraph(const Graph& subgraph, bool after_last);
+  Graph& add_sync(NodeWork work);
+  Graph& add_conditional(std::function<bool()> pred);
+  NodeId append(GraphNode node, const std::vector<NodeId>& predecessors);
+  std::vector<NodeId> sinks() const;
+  void changed() noexcept { program_.reset(); }
+  std::shared_ptr<detail::Program> lowered() const;
+
+  ExecutionKind kind_;
+  std::vector<GraphNode> nodes_;
+  std::vector<Edge> edges_;
+  std::vector<NodeId> previous_level_;  // the level the last level's emplaces depend on
+  std::vector<NodeId> last_level_;
+  std::vector<NodeId> last_added_;   // what named() names
+  std::function<bool()> predicate_;  // set by conditional(); not kept by JSON
+  bool conditional_ = false;
+  mutable std::shared_ptr<detail::Program> program_;  // lowered form, rebuilt after changes
+};
+
+}  // namespace weft

@@ -46,8 +46,35 @@ class Future {
   }
 
   bool is_null() const noexcept { return task_ == nullptr; }
+
+  // Asks the task not to run: a task that has not started completes with a
+  // weft::Cancelled error instead; a graph run stops starting nodes. A task
+  // already running finishes normally. Does nothing on a null future.
+  void cancel() const noexcept {
+    if (task_ != nullptr) task_->cancel_requested.store(true, std::memory_order_relaxed);
+  }
+  // get() would throw weft::Cancelled.
+  bool is_cancelled() const noexcept {
+    if (!is_ready() || !task_->error) return false;
+    try {
+      std::rethrow_exception(task_->error);
+    } catch (const Cancelled&) {
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
   bool is_ready() const noexcept { return task_ != nullptr && task_->is_complete(); }
   explicit operator bool() const noexcept { return !is_null(); }
+
+  // Blocks until the task is complete (on a worker thread: runs other jobs
+  // meanwhile). Does not throw the task's exception; get() does. For graph
+  // runs: executor.run(g).wait().get().
+  const Future& wait() const {
+    if (task_ == nullptr) throw std::logic_error("Future::wait: the future is null (no task)");
+    detail::wait_for(*task_);
+    return *this;
+  }
 
   // The result of the completed task (nothing for Future<void>).
   decltype(auto) get() const {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 
 #include <weft/backends/memory_space.hpp>
 #include <weft/memory/memory_pool.hpp>
@@ -30,6 +31,12 @@ class TaskMember {
 
  private:
   WorkerContext* worker_;
+};
+
+// What get() throws for a task or graph run that was cancelled.
+class Cancelled : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 namespace detail {
@@ -76,7 +83,8 @@ struct TaskHeader : Job {
   // linked through `next`, closed (kClosedList) once this one completed.
   std::atomic<TaskHeader*> waiters{nullptr};
   TaskHeader* next = nullptr;
-  std::exception_ptr error;  // set before `state` becomes Complete
+  std::exception_ptr error;                   // set before `state` becomes Complete
+  std::atomic<bool> cancel_requested{false};  // Future::cancel()
   // When-all entities: dependences follow the header; `scan` is the first
   // one not yet known complete.
   std::uint32_t dependence_count = 0;
@@ -96,6 +104,9 @@ inline TaskHeader* closed_list() noexcept { return reinterpret_cast<TaskHeader*>
 
 // Drops one reference; the last frees the block back to its pool.
 void release(TaskHeader* task) noexcept;
+
+// Blocks until `task` is complete (see Future::wait).
+void wait_for(const TaskHeader& task);
 
 inline void retain(TaskHeader* task) noexcept {
   // relaxed: a new reference is made from an existing one, which keeps the

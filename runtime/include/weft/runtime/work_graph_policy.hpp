@@ -27,10 +27,12 @@
 #include <exception>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <weft/runtime/crs.hpp>
 #include <weft/runtime/executor.hpp>
+#include <weft/runtime/task.hpp>
 
 namespace weft {
 
@@ -44,13 +46,16 @@ class WorkGraphEngine {
  public:
   using Call = void (*)(const void* functor, Index i);
 
-  explicit WorkGraphEngine(const Crs<Index>& dag);
+  // domains: empty (every node on CPU workers) or one Domain per node.
+  explicit WorkGraphEngine(const Crs<Index>& dag, std::vector<Domain> domains = {});
   WorkGraphEngine(const WorkGraphEngine&) = delete;
   WorkGraphEngine& operator=(const WorkGraphEngine&) = delete;
 
   // Runs call(functor, i) for every node in dependence order; blocks (on a
-  // worker: keeps running other jobs) until all are done; rethrows.
-  void run(Executor& executor, const void* functor, Call call);
+  // worker: keeps running other jobs) until all are done; rethrows. Once
+  // *cancel is true, nodes not yet started are skipped and run() throws
+  // weft::Cancelled at the end.
+  void run(Executor& executor, const void* functor, Call call, const std::atomic<bool>* cancel = nullptr);
 
   Index num_nodes() const noexcept { return dag_.num_rows(); }
   Index num_roots() const noexcept { return static_cast<Index>(roots_.size()); }
@@ -81,6 +86,7 @@ class WorkGraphEngine {
 
   Crs<Index> dag_;
   std::vector<Index> in_degree_;
+  std::vector<Domain> domains_;  // empty: all CPU
   std::unique_ptr<std::atomic<Index>[]> join_;
   std::vector<NodeJob> jobs_;
   std::vector<Index> roots_;
@@ -91,6 +97,7 @@ class WorkGraphEngine {
   Executor* executor_ = nullptr;
   const void* functor_ = nullptr;
   Call call_ = nullptr;
+  const std::atomic<bool>* cancel_ = nullptr;
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
@@ -111,6 +118,9 @@ class WorkGraphPolicy {
   // dependences: row i lists the nodes that execute after node i.
   explicit WorkGraphPolicy(const graph_type& dependences)
       : engine_(std::make_shared<detail::WorkGraphEngine<Index>>(dependences)) {}
+  // The same, with a Domain per node: GPU nodes run on GPU-priority workers.
+  WorkGraphPolicy(const graph_type& dependences, std::vector<Domain> domains)
+      : engine_(std::make_shared<detail::WorkGraphEngine<Index>>(dependences, std::move(domains))) {}
 
   Index num_nodes() const noexcept { return engine_->num_nodes(); }
   Index num_roots() const noexcept { return engine_->num_roots(); }  // nodes with no predecessor

@@ -1,0 +1,362 @@
+#include <weft/graph/graph.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <weft/runtime/task_scheduler.hpp>
+
+#include "program.hpp"
+
+namespace weft {
+
+Graph::Graph(const Graph& other)
+    : kind_(other.kind_),
+      nodes_(other.nodes_),
+      edges_(other.edges_),
+      previous_level_(other.previous_level_),
+      last_level_(other.last_level_),
+      last_added_(other.last_added_),
+      predicate_(other.predicate_),
+      conditional_(other.conditional_) {}
+
+Graph& Graph::operator=(const Graph& other) {
+  if (this != &other) {
+    Graph copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+Graph::~Graph() = default;
+
+Graph::NodeId Graph::append(GraphNode node, const std::vector<NodeId>& predecessors) {
+  const auto id = static_cast<NodeId>(nodes_.size());
+  nodes_.push_back(std::move(node));
+  for (NodeId p : predecessors) edges_.emplace_back(p, id);
+  return id;
+}
+
+Graph& Graph::add(std::vector<NodeWork> works, ExecutionKind kind, bool after_last) {
+  std::vector<NodeSpec> specs;
+  for (NodeWork& w : works) specs.push_back(NodeSpec{std::move(w), {}});
+  return add_specs(std::move(specs), kind, after_last);
+}
+
+Graph& Graph::add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool after_last) {
+  const std::vector<NodeId> predecessors = after_last ? last_level_ : previous_level_;
+  std::vector<NodeId> added;
+  for (NodeSpec& spec : specs) {
+    GraphNode node;
+    node.execution = kind;
+    node.work = std::move(spec.work);
+    added.push_back(append(std::move(node), predecessors));
+  }
+  if (after_last) {
+    previous_level_ = last_level_;
+    last_level_ = added;
+  } else {
+    last_level_.insert(last_level_.end(), added.begin(), added.end());
+  }
+  last_added_ = added;
+  changed();
+  return *this;
+}
+
+std::vector<Graph::NodeId> Graph::sinks() const {
+  std::vector<bool> has_successor(nodes_.size(), false);
+  for (const Edge& e : edges_) has_successor[static_cast<std::size_t>(e.first)] = true;
+  std::vector<NodeId> out;
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (!has_successor[i]) out.push_back(static_cast<NodeId>(i));
+  return out;
+}
+
+Graph& Graph::add_sync(NodeWork work) {
+  GraphNode node;
+  node.kind = NodeKind::Sync;
+  node.execution = ExecutionKind::Cpu;  // it waits on both domains, then runs on the host
+  node.work = std::move(work);
+  previous_level_ = sinks();
+  const NodeId id = append(std::move(node), previous_level_);
+  last_level_ = {id};
+  last_added_ = {id};
+  changed();
+  return *this;
+}
+
+Graph& Graph::add_conditional(std::function<bool()> pred) {
+  if (conditional_) throw std::logic_error("Graph::conditional: this graph already has a predicate");
+  GraphNode node;
+  node.kind = NodeKind::Conditional;
+  node.execution = ExecutionKind::Cpu;
+  previous_level_ = sinks();
+  const NodeId id = append(std::move(node), previous_level_);
+  last_level_ = {id};
+  last_added_ = {id};
+  predicate_ = std::move(pred);
+  conditional_ = true;
+  changed();
+  return *this;
+}
+
+Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
+  if (&subgraph == this) throw std::invalid_argument("Graph: a graph cannot contain itself as a subgraph");
+  subgraph.validate();
+  const std::vector<NodeId> predecessors = after_last ? last_level_ : previous_level_;
+  std::vector<NodeId> added_last;
+  std::vector<NodeId> added_all;
+  if (subgraph.is_conditional()) {
+    // A loop cannot be inlined: one node runs the subgraph until it stops.
+    GraphNode node;
+    node.kind = NodeKind::Subgraph;
+    node.execution = ExecutionKind::Cpu;
+    node.subgraph = std::make_shared<const Graph>(subgraph);
+    const NodeId id = append(std::move(node), predecessors);
+    added_last = added_all = {id};
+  } else {
+    for (const GraphNode& n : subgraph.nodes_) {
+      if (!n.name.empty() && find(n.name)) {
+        throw std::invalid_argument("Graph: the subgraph's node name '" + n.name + "' is already used here");
+      }
+    }
+    const auto offset = static_cast<NodeId>(nodes_.size());
+    std::vector<bool> has_predecessor(subgraph.nodes_.size(), false);
+    for (const Edge& e : subgraph.edges_) has_predecessor[static_cast<std::size_t>(e.second)] = true;
+    for (std::size_t i = 0; i < subgraph.nodes_.size(); ++i) {
+      // Roots of the subgraph hang off our level; the rest keep their edges.
+      const NodeId id = append(subgraph.nodes_[i], has_predecessor[i] ? std::vector<NodeId>{} : predecessors);
+      added_all.push_back(id);
+    }
+    for (const Edge& e : subgraph.edges_) edges_.emplace_back(e.first + offset, e.second + offset);
+    for (NodeId id : subgraph.last_level_) added_last.push_back(id + offset);
+  }
+  if (after_last) {
+    previous_level_ = last_level_;
+    last_level_ = added_last;
+  } else {
+    last_level_.insert(last_level_.end(), added_last.begin(), added_last.end());
+  }
+  last_added_ = added_all;
+  changed();
+  return *this;
+}
+
+Graph& Graph::named(std::string name) {
+  if (last_added_.empty()) throw std::logic_error("Graph::named: no node has been added yet");
+  if (name.empty()) throw std::invalid_argument("Graph::named: a name cannot be empty");
+  const auto label = [&](std::size_t k) {
+    return last_added_.size() == 1 ? name : name + "." + std::to_string(k);
+  };
+  for (std::size_t k = 0; k < last_added_.size(); ++k) {
+    const std::optional<NodeId> existing = find(label(k));
+    if (existing && *existing != last_added_[k]) {
+      throw std::invalid_argument("Graph::named: the name '" + label(k) + "' is already used by node " +
+                                  std::to_string(*existing));
+    }
+  }
+  for (std::size_t k = 0; k < last_added_.size(); ++k)
+    nodes_[static_cast<std::size_t>(last_added_[k])].name = label(k);
+  return *this;
+}
+
+std::optional<Graph::NodeId> Graph::find(std::string_view name) const {
+  if (name.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].name == name) return static_cast<NodeId>(i);
+  return std::nullopt;
+}
+
+Graph& Graph::add_edge(std::string_view from, std::string_view to) {
+  const std::optional<NodeId> a = find(from), b = find(to);
+  if (!a) throw std::invalid_argument("Graph::add_edge: no node named '" + std::string(from) + "'");
+  if (!b) throw std::invalid_argument("Graph::add_edge: no node named '" + std::string(to) + "'");
+  return add_edge(*a, *b);
+}
+
+Graph& Graph::add_edge(NodeId from, NodeId to) {
+  const auto n = static_cast<NodeId>(nodes_.size());
+  if (from < 0 || from >= n || to < 0 || to >= n) {
+    throw std::out_of_range("Graph::add_edge: node " + std::to_string(from < 0 || from >= n ? from : to) +
+                            " outside [0, " + std::to_string(n) + ")");
+  }
+  edges_.emplace_back(from, to);
+  changed();
+  return *this;
+}
+
+namespace {
+
+std::string label_of(const Graph& g, Graph::NodeId id) {
+  const std::string& name = g.node(id).name;
+  return name.empty() ? "#" + std::to_string(id) : "'" + name + "'";
+}
+
+}  // namespace
+
+std::vector<int> Graph::levels() const {
+  const std::size_t n = nodes_.size();
+  std::vector<std::vector<NodeId>> successors(n);
+  std::vector<int> remaining(n, 0);
+  for (const Edge& e : edges_) {
+    successors[static_cast<std::size_t>(e.first)].push_back(e.second);
+    ++remaining[static_cast<std::size_t>(e.second)];
+  }
+  std::vector<int> level(n, 0);
+  std::vector<NodeId> ready;
+  for (std::size_t i = 0; i < n; ++i)
+    if (remaining[i] == 0) ready.push_back(static_cast<NodeId>(i));
+  std::size_t visited = 0;
+  while (!ready.empty()) {
+    const NodeId v = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (NodeId s : successors[static_cast<std::size_t>(v)]) {
+      level[static_cast<std::size_t>(s)] =
+          std::max(level[static_cast<std::size_t>(s)], level[static_cast<std::size_t>(v)] + 1);
+      if (--remaining[static_cast<std::size_t>(s)] == 0) ready.push_back(s);
+    }
+  }
+  if (visited == n) return level;
+  // Walk predecessors among the nodes left over: it must close a cycle.
+  std::vector<std::vector<NodeId>> predecessors(n);
+  for (const Edge& e : edges_) predecessors[static_cast<std::size_t>(e.second)].push_back(e.first);
+  NodeId v = 0;
+  while (remaining[static_cast<std::size_t>(v)] == 0) ++v;
+  std::vector<int> seen_at(n, -1);
+  std::vector<NodeId> path;
+  while (seen_at[static_cast<std::size_t>(v)] < 0) {
+    seen_at[static_cast<std::size_t>(v)] = static_cast<int>(path.size());
+    path.push_back(v);
+    for (NodeId u : predecessors[static_cast<std::size_t>(v)]) {
+      if (remaining[static_cast<std::size_t>(u)] > 0) {
+        v = u;
+        break;
+      }
+    }
+  }
+  std::vector<NodeId> cycle(path.begin() + seen_at[static_cast<std::size_t>(v)], path.end());
+  std::reverse(cycle.begin(), cycle.end());
+  std::string text;
+  for (NodeId id : cycle) text += label_of(*this, id) + " -> ";
+  text += label_of(*this, cycle.front());
+  throw std::invalid_argument("Graph: the graph has a cycle: " + text + " (nothing was run)");
+}
+
+void Graph::validate() const { (void)levels(); }
+
+std::shared_ptr<detail::Program> Graph::lowered() const {
+  if (!program_) program_ = std::make_shared<detail::Program>(*this);
+  return program_;
+}
+
+// ---- lowering and running ---------------------------------------------------
+
+namespace detail {
+
+Program::Program(const Graph& graph) {
+  graph.validate();
+  const std::size_t n = graph.nodes_.size();
+  Crs<int> successors;
+  successors.row_map.assign(n + 1, 0);
+  for (const Graph::Edge& e : graph.edges_) ++successors.row_map[static_cast<std::size_t>(e.first) + 1];
+  for (std::size_t i = 0; i < n; ++i) successors.row_map[i + 1] += successors.row_map[i];
+  successors.entries.resize(graph.edges_.size());
+  std::vector<int> fill(successors.row_map.begin(), successors.row_map.end() - 1);
+  for (const Graph::Edge& e : graph.edges_) {
+    successors.entries[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
+  }
+  std::vector<Domain> domains(n);
+  kinds.resize(n);
+  work.resize(n);
+  subprograms.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const GraphNode& node = graph.nodes_[i];
+    domains[i] = domain_of(node.execution);
+    kinds[i] = node.kind;
+    work[i] = node.work;
+    if (node.kind == NodeKind::Subgraph) {
+      if (node.subgraph == nullptr) {
+        not_runnable = "node " + std::to_string(i) + " is a subgraph without its graph (loaded from JSON)";
+      } else {
+        subprograms[i] = std::make_shared<Program>(*node.subgraph);
+        if (!subprograms[i]->not_runnable.empty()) not_runnable = subprograms[i]->not_runnable;
+      }
+    } else if (node.kind == NodeKind::Conditional) {
+      if (!graph.predicate_)
+        not_runnable = "the graph's predicate was not kept (graphs loaded from JSON cannot run)";
+    } else if (!node.work) {
+      not_runnable =
+          "node " + std::to_string(i) + " has no callable: graphs loaded from JSON can be inspected, not run";
+    }
+  }
+  predicate = graph.predicate_;
+  policy = std::make_unique<WorkGraphPolicy<int>>(successors, std::move(domains));
+}
+
+void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
+  if (!not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + not_runnable);
+  executor = &on;
+  cancel = stop;
+  do {
+    repeat.store(false, std::memory_order_relaxed);
+    policy->engine().run(
+        on, this,
+        [](const void* self, int i) { static_cast<Program*>(const_cast<void*>(self))->run_node(i); }, stop);
+    // The Conditional node ran last (it follows every sink) and set repeat.
+  } while (predicate && repeat.load(std::memory_order_relaxed) &&
+           (stop == nullptr || !stop->load(std::memory_order_relaxed)));
+}
+
+void Program::run_node(int node) {
+  const auto i = static_cast<std::size_t>(node);
+  switch (kinds[i]) {
+    case NodeKind::Conditional:
+      repeat.store(predicate(), std::memory_order_relaxed);
+      break;
+    case NodeKind::Subgraph:
+      subprograms[i]->run_once(*executor, cancel);  // a nested run: this worker helps meanwhile
+      break;
+    default:
+      work[i]();
+  }
+}
+
+// The per-executor scheduler that runs graph drivers: a driver is one task
+// whose future is the run's future.
+struct GraphRuntime {
+  explicit GraphRuntime(Executor& executor)
+      : pool(HostSpace{}, 1u << 20, 64, 4096), scheduler(executor, pool) {}
+  MemoryPool<HostSpace> pool;
+  TaskScheduler scheduler;
+};
+
+struct GraphDriver {
+  std::shared_ptr<Program> program;
+  long count;  // < 0: until `until` says stop
+  std::function<bool()> until;
+  void operator()(TaskMember& member) {
+    const std::atomic<bool>* cancel = &current_task()->cancel_requested;
+    for (long i = 0; count < 0 || i < count; ++i) {
+      program->run_once(member.worker().executor(), cancel);
+      if (count < 0 && until()) break;
+    }
+  }
+};
+
+}  // namespace detail
+
+Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> until) {
+  if (count < 0 && !until) throw std::invalid_argument("Graph::run_on: run_until needs a predicate");
+  std::shared_ptr<detail::Program> program = lowered();  // throws on a cycle, before anything runs
+  if (!program->not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + program->not_runnable);
+  auto& runtime = executor.extension<detail::GraphRuntime>();
+  Future<> done =
+      host_spawn(TaskSingle(runtime.scheduler), detail::GraphDriver{program, count, std::move(until)});
+  if (done.is_null())
+    throw std::runtime_error("Graph::run_on: too many graph runs in flight (driver pool full)");
+  return done;
+}
+}  // namespace weft

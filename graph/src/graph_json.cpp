@@ -1,0 +1,192 @@
+// Graph <-> JSON (the schema is in docs/graph-json.md).
+#include <weft/graph/graph.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace weft {
+
+namespace {
+
+constexpr const char* kFormat = "weft-graph";
+constexpr int kVersion = 1;
+constexpr int kMaxDepth = 16;  // the schema nests 4 deep; deeper input is hostile
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw std::invalid_argument("graph JSON: " + where + ": " + what);
+}
+
+const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.is_object()) fail(where, "expected an object, got " + std::string(object.type_name()));
+  auto it = object.find(key);
+  if (it == object.end()) fail(where, std::string("missing field '") + key + "'");
+  return *it;
+}
+
+std::string text_field(const nlohmann::json& object, const char* key, const std::string& where) {
+  const nlohmann::json& v = member(object, key, where);
+  if (!v.is_string()) fail(where + "." + key, "expected a string, got " + std::string(v.type_name()));
+  return v.get<std::string>();
+}
+
+long long integer_field(const nlohmann::json& object, const char* key, const std::string& where, long long lo,
+                        long long hi) {
+  const nlohmann::json& v = member(object, key, where);
+  if (!v.is_number_integer())
+    fail(where + "." + key, "expected an integer, got " + std::string(v.type_name()));
+  const long long x =
+      v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi)
+          ? hi + 1
+          : v.get<long long>();
+  if (x < lo || x > hi) {
+    fail(where + "." + key,
+         "value " + v.dump() + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return x;
+}
+
+}  // namespace
+
+nlohmann::json Graph::to_json() const {
+  const std::vector<int> level = levels();
+  int level_count = 0;
+  for (int l : level) level_count = std::max(level_count, l + 1);
+  nlohmann::json nodes = nlohmann::json::array();
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const GraphNode& n = nodes_[i];
+    nodes.push_back({{"id", i},
+                     {"name", n.name},
+                     {"kind", to_string(n.kind)},
+                     {"execution_kind", to_string(n.execution)},
+                     {"device", n.device},
+                     {"partition", n.partition},
+                     {"level", level[i]}});
+  }
+  nlohmann::json edges = nlohmann::json::array();
+  for (const Edge& e : edges_) edges.push_back({{"from", e.first}, {"to", e.second}});
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"graph",
+           {{"execution_kind", to_string(kind_)},
+            {"conditional", conditional_},
+            {"node_count", nodes_.size()},
+            {"edge_count", edges_.size()},
+            {"level_count", level_count}}},
+          {"nodes", std::move(nodes)},
+          {"edges", std::move(edges)}};
+}
+
+Graph Graph::from_json(const nlohmann::json& doc) {
+  if (!doc.is_object()) fail("document", "expected an object, got " + std::string(doc.type_name()));
+  if (text_field(doc, "format", "document") != kFormat) {
+    fail("document.format", "expected \"" + std::string(kFormat) + "\"");
+  }
+  const long long version = integer_field(doc, "version", "document", 0, std::numeric_limits<int>::max());
+  if (version != kVersion)
+    fail("document.version", "version " + std::to_string(version) + " is not supported (expected 1)");
+
+  const nlohmann::json& info = member(doc, "graph", "document");
+  const std::string kind_name = text_field(info, "execution_kind", "graph");
+  const auto kind = execution_kind_from_string(kind_name);
+  if (!kind) fail("graph.execution_kind", "expected \"cpu\" or \"gpu\", got \"" + kind_name + "\"");
+  const nlohmann::json& conditional = member(info, "conditional", "graph");
+  if (!conditional.is_boolean()) fail("graph.conditional", "expected true or false");
+
+  const nlohmann::json& nodes = member(doc, "nodes", "document");
+  if (!nodes.is_array()) fail("document.nodes", "expected an array, got " + std::string(nodes.type_name()));
+  const auto n = static_cast<long long>(nodes.size());
+  if (n > std::numeric_limits<NodeId>::max()) fail("document.nodes", "too many nodes");
+
+  Graph g(*kind);
+  g.conditional_ = conditional.get<bool>();
+  g.nodes_.resize(static_cast<std::size_t>(n));
+  std::vector<bool> seen(static_cast<std::size_t>(n), false);
+  std::vector<long long> claimed_level(static_cast<std::size_t>(n), 0);
+  for (long long i = 0; i < n; ++i) {
+    const nlohmann::json& node = nodes[static_cast<std::size_t>(i)];
+    const std::string where = "nodes[" + std::to_string(i) + "]";
+    const long long id = integer_field(node, "id", where, 0, n - 1);
+    if (seen[static_cast<std::size_t>(id)])
+      fail(where + ".id", "id " + std::to_string(id) + " appears twice");
+    seen[static_cast<std::size_t>(id)] = true;
+    GraphNode& out = g.nodes_[static_cast<std::size_t>(id)];
+    out.name = text_field(node, "name", where);
+    const std::string node_kind = text_field(node, "kind", where);
+    const auto parsed_kind = node_kind_from_string(node_kind);
+    if (!parsed_kind) {
+      fail(where + ".kind", "unknown kind \"" + node_kind +
+                                "\" (expected compute, copy, reduce, sync, conditional or subgraph)");
+    }
+    out.kind = *parsed_kind;
+    const std::string exec = text_field(node, "execution_kind", where);
+    const auto parsed_exec = execution_kind_from_string(exec);
+    if (!parsed_exec) fail(where + ".execution_kind", "expected \"cpu\" or \"gpu\", got \"" + exec + "\"");
+    out.execution = *parsed_exec;
+    out.device = static_cast<int>(integer_field(node, "device", where, -1, 1 << 20));
+    out.partition =
+        static_cast<int>(integer_field(node, "partition", where, -1, std::numeric_limits<int>::max()));
+    claimed_level[static_cast<std::size_t>(id)] = integer_field(node, "level", where, 0, n);
+  }
+  for (long long i = 0; i < n; ++i) {
+    const std::string& name = g.nodes_[static_cast<std::size_t>(i)].name;
+    if (name.empty()) continue;
+    const std::optional<NodeId> first = g.find(name);
+    if (first && *first != i)
+      fail("nodes", "the name \"" + name + "\" is used by nodes " + std::to_string(*first) + " and " +
+                        std::to_string(i));
+  }
+
+  const nlohmann::json& edges = member(doc, "edges", "document");
+  if (!edges.is_array()) fail("document.edges", "expected an array, got " + std::string(edges.type_name()));
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    const std::string where = "edges[" + std::to_string(k) + "]";
+    const long long from = integer_field(edges[k], "from", where, 0, n - 1);
+    const long long to = integer_field(edges[k], "to", where, 0, n - 1);
+    g.edges_.emplace_back(static_cast<NodeId>(from), static_cast<NodeId>(to));
+  }
+  // A cycle is reported by levels() with the nodes' names.
+  const std::vector<int> level = g.levels();
+  for (long long i = 0; i < n; ++i) {
+    if (claimed_level[static_cast<std::size_t>(i)] != level[static_cast<std::size_t>(i)]) {
+      fail("nodes[" + std::to_string(i) + "].level",
+           "says " + std::to_string(claimed_level[static_cast<std::size_t>(i)]) +
+               " but its edges put it on level " + std::to_string(level[static_cast<std::size_t>(i)]));
+    }
+  }
+  const long long node_count =
+      integer_field(info, "node_count", "graph", 0, std::numeric_limits<long long>::max());
+  const long long edge_count =
+      integer_field(info, "edge_count", "graph", 0, std::numeric_limits<long long>::max());
+  if (node_count != n)
+    fail("graph.node_count", "says " + std::to_string(node_count) + " but nodes holds " + std::to_string(n));
+  if (edge_count != static_cast<long long>(edges.size())) {
+    fail("graph.edge_count",
+         "says " + std::to_string(edge_count) + " but edges holds " + std::to_string(edges.size()));
+  }
+  g.last_level_ = g.sinks();
+  return g;
+}
+
+Graph Graph::from_json_text(std::string_view text) {
+  nlohmann::json doc;
+  try {
+    // The callback sees every nesting level first: refuse hostile depth
+    // before the recursive parser gets deep enough to exhaust the stack.
+    doc = nlohmann::json::parse(
+        text.begin(), text.end(), [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+          if (depth > kMaxDepth) {
+            throw std::invalid_argument("graph JSON: nesting deeper than " + std::to_string(kMaxDepth) +
+                                        " levels; this is not a weft graph");
+          }
+          return true;
+        });
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(std::string("graph JSON: syntax error: ") + e.what());
+  }
+  return from_json(doc);
+}
+
+}  // namespace weft
