@@ -29,7 +29,8 @@ std::string Graph::to_dot() const {
   std::map<int, std::vector<std::size_t>> by_level;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const GraphNode& n = nodes_[i];
-    const std::string name = n.name.empty() ? "#" + std::to_string(i) : escaped(n.name);
+    std::string name(n.name.empty() ? "#" : "");  // piecewise: see label_of in graph.cpp
+    name += n.name.empty() ? std::to_string(i) : escaped(n.name);
     out << "  n" << i << " [label=\"" << name << "\\n" << to_string(n.kind) << ", " << to_string(n.execution);
     if (n.partition >= 0) out << ", p" << n.partition;
     out << "\", fillcolor=\"" << (n.execution == ExecutionKind::Gpu ? "#b7e1a1" : "#cfe2f3") << "\"];\n";
