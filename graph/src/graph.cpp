@@ -297,6 +297,13 @@ Program::Program(const Graph& graph) {
   }
   predicate = graph.predicate_;
   policy = std::make_unique<WorkGraphPolicy<int>>(successors, std::move(domains));
+  // Trace names: the node's name, else its kind.
+  std::vector<const char*> names(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const GraphNode& node = graph.nodes_[i];
+    names[i] = node.name.empty() ? to_string(node.kind) : intern_trace_name(node.name);
+  }
+  policy->engine().set_trace_names(std::move(names));
 }
 
 void Program::run_once(Executor& on, const std::atomic<bool>* stop) {

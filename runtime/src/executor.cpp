@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 #include <ctime>
 
 #include <algorithm>
@@ -126,10 +127,25 @@ Executor::Executor(ExecutorConfig config)
   if (!pin) {
     for (auto& w : workers_) w->core_.store(-1, std::memory_order_relaxed);
   }
+  tracer_ = std::make_unique<Tracer>(total);
+  if (const char* path = std::getenv("WEFT_TRACE"); path != nullptr && *path != '\0') {
+    // Several executors in one process: path, path.1, path.2, ...
+    static std::atomic<int> traced_executors{0};
+    const int n = traced_executors.fetch_add(1, std::memory_order_relaxed);
+    trace_path_ = n == 0 ? std::string(path) : std::string(path) + "." + std::to_string(n);
+    tracer_->start();
+  }
   for (auto& w : workers_) {
     WorkerContext* ctx = w.get();
     ctx->thread_ = std::thread([this, ctx] { worker_main(*ctx); });
   }
+}
+
+void Executor::write_trace(const std::string& path) {
+  tracer_->stop();
+  std::vector<Domain> domains;
+  for (const auto& w : workers_) domains.push_back(w->domain_);
+  tracer_->write_chrome_json(path, domains);
 }
 
 Executor::~Executor() {
@@ -140,6 +156,13 @@ Executor::~Executor() {
   cpu_sleep_.notify_all();
   gpu_sleep_.notify_all();
   for (auto& w : workers_) w->thread_.join();
+  if (!trace_path_.empty()) {
+    try {
+      write_trace(trace_path_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "weft: WEFT_TRACE: %s\n", e.what());
+    }
+  }
   // Extensions (schedulers of upper layers) go while the executor is whole.
   while (!extensions_.empty()) extensions_.pop_back();
 }

@@ -250,11 +250,14 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
   {
     CurrentTask running(task);
     TaskMember member(worker);
+    const bool traced = worker.tracing();
+    const std::int64_t start = traced ? worker.trace_clock() : 0;
     try {
       task->ops->execute(*task, member);
     } catch (...) {
       error = std::current_exception();
     }
+    if (traced) worker.trace("task", task->domain, start);
   }
   if (!error && task->respawn_requested) {
     task->priority = task->respawn_priority;

@@ -156,8 +156,12 @@ void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
   const Index lo = seed->lo, hi = seed->hi;
   Index sinks = 0;
   // Reading roots_[r] is safe: while root r has not run, the run cannot end.
-  for (Index r = lo; r < hi; ++r)
-    sinks += self.execute_from(self.roots_[static_cast<std::size_t>(r)], worker);
+  const bool traced = worker.tracing();  // once per block of roots
+  for (Index r = lo; r < hi; ++r) {
+    const Index root = self.roots_[static_cast<std::size_t>(r)];
+    sinks += traced ? self.template execute_from<true>(root, worker)
+                    : self.template execute_from<false>(root, worker);
+  }
   if (sinks > 0) self.finish_sinks(sinks);
 }
 
@@ -165,11 +169,12 @@ template <class Index>
 void WorkGraphEngine<Index>::invoke_node(Job& job, WorkerContext& worker) {
   WorkGraphEngine& self = *static_cast<NodeJob&>(job).engine;
   const Index node = static_cast<Index>(static_cast<NodeJob*>(&job) - self.jobs_.data());
-  const Index sinks = self.execute_from(node, worker);
+  const Index sinks = self.execute(node, worker);
   if (sinks > 0) self.finish_sinks(sinks);
 }
 
 template <class Index>
+template <bool Traced>
 Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
   const Index* row_map = dag_.row_map.data();
   const Index* entries = dag_.entries.data();
@@ -185,7 +190,14 @@ Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
     if (!failed_.load(std::memory_order_relaxed) &&
         (cancel_ == nullptr || !cancel_->load(std::memory_order_relaxed))) {
       try {
-        call_(functor_, node);
+        if constexpr (Traced) {
+          const std::int64_t start = worker.trace_clock();
+          call_(functor_, node);
+          worker.trace(trace_names_.empty() ? "node" : trace_names_[static_cast<std::size_t>(node)],
+                       domains_.empty() ? Domain::Cpu : domains_[static_cast<std::size_t>(node)], start);
+        } else {
+          call_(functor_, node);
+        }
       } catch (...) {
         if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
       }

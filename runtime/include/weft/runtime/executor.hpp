@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -31,6 +32,7 @@
 #include <weft/runtime/event_count.hpp>
 #include <weft/runtime/executor_config.hpp>
 #include <weft/runtime/job.hpp>
+#include <weft/runtime/trace.hpp>
 #include <weft/runtime/worker_stats.hpp>
 
 namespace weft {
@@ -43,6 +45,12 @@ class WorkerContext {
   int index() const noexcept { return index_; }
   Domain domain() const noexcept { return domain_; }
   Executor& executor() const noexcept { return *executor_; }
+
+  // Tracing (see trace.hpp): is it on, the clock, and recording one span
+  // that began at `start_ns` and ends now.
+  bool tracing() const noexcept;
+  std::int64_t trace_clock() const noexcept;
+  void trace(const char* name, Domain domain, std::int64_t start_ns);
 
   // Makes a ready job runnable. CPU jobs go onto this worker's deque of that
   // priority; GPU jobs onto its GPU deques when it has them, else to the GPU
@@ -110,6 +118,14 @@ class Executor {
   std::vector<WorkerStats> stats() const;
   void reset_stats() noexcept;
 
+  // Execution traces (trace.hpp). write_trace() stops tracing and writes
+  // Chrome trace-event JSON; call both only while no run is in flight.
+  void start_trace() { tracer_->start(); }
+  void stop_trace() noexcept { tracer_->stop(); }
+  bool tracing() const noexcept { return tracer_->active(); }
+  void write_trace(const std::string& path);
+  Tracer& tracer() noexcept { return *tracer_; }
+
   // Runs a graph (or anything with run_on(executor, count, until)): once,
   // n times, or until pred() says stop after a run. Returns a Future<void>
   // that completes when the runs are done; Future::cancel() stops it.
@@ -165,6 +181,9 @@ class Executor {
   alignas(64) std::atomic<std::uint32_t> completions_{0};
   std::atomic<std::uint32_t> external_waiters_{0};
 
+  std::unique_ptr<Tracer> tracer_;
+  std::string trace_path_;  // from WEFT_TRACE: written when the executor goes
+
   std::mutex extensions_mutex_;
   std::vector<std::pair<const void*, std::shared_ptr<void>>> extensions_;
 
@@ -173,6 +192,12 @@ class Executor {
 };
 
 // ---- inline hot paths -------------------------------------------------------
+
+inline bool WorkerContext::tracing() const noexcept { return executor_->tracer_->active(); }
+inline std::int64_t WorkerContext::trace_clock() const noexcept { return executor_->tracer_->now_ns(); }
+inline void WorkerContext::trace(const char* name, Domain domain, std::int64_t start_ns) {
+  executor_->tracer_->record(index_, name, domain, start_ns);
+}
 
 inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) {
   const auto p = static_cast<std::size_t>(priority);

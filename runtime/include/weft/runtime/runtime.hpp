@@ -15,5 +15,6 @@
 #include <weft/runtime/task_group.hpp>
 #include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/topology.hpp>
+#include <weft/runtime/trace.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 #include <weft/runtime/worker_stats.hpp>

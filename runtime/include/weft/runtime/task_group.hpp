@@ -66,14 +66,17 @@ class TaskGroup {
   struct CallableJob : Job {
     CallableJob(Fn&& f, TaskGroup& g) : Job(&CallableJob::invoke_fn), fn(std::move(f)), group(&g) {}
     CallableJob(const Fn& f, TaskGroup& g) : Job(&CallableJob::invoke_fn), fn(f), group(&g) {}
-    static void invoke_fn(Job& self, WorkerContext&) {
+    static void invoke_fn(Job& self, WorkerContext& worker) {
       auto* job = static_cast<CallableJob*>(&self);
       TaskGroup* group = job->group;
+      const bool traced = worker.tracing();
+      const std::int64_t start = traced ? worker.trace_clock() : 0;
       try {
         job->fn();
       } catch (...) {
         group->capture(std::current_exception());
       }
+      if (traced) worker.trace("job", worker.domain(), start);
       delete job;
       group->finish_one();
     }

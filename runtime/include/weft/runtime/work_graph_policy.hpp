@@ -57,6 +57,10 @@ class WorkGraphEngine {
   // weft::Cancelled at the end.
   void run(Executor& executor, const void* functor, Call call, const std::atomic<bool>* cancel = nullptr);
 
+  // Names for traces: one interned name per node (intern_trace_name), or
+  // empty for "node".
+  void set_trace_names(std::vector<const char*> names) { trace_names_ = std::move(names); }
+
   Index num_nodes() const noexcept { return dag_.num_rows(); }
   Index num_roots() const noexcept { return static_cast<Index>(roots_.size()); }
   Index num_sinks() const noexcept { return sinks_; }
@@ -79,7 +83,11 @@ class WorkGraphEngine {
 
   static void invoke_node(Job& job, WorkerContext& worker);
   static void invoke_seed(Job& job, WorkerContext& worker);
+  template <bool Traced>
   Index execute_from(Index node, WorkerContext& worker);  // returns sinks completed
+  Index execute(Index node, WorkerContext& worker) {
+    return worker.tracing() ? execute_from<true>(node, worker) : execute_from<false>(node, worker);
+  }
   void finish_sinks(Index completed);
   int build_seeds(Index lo, Index hi, Index grain);
   [[noreturn]] void throw_cycle(const std::vector<Index>& remaining_in_degree) const;
@@ -87,6 +95,7 @@ class WorkGraphEngine {
   Crs<Index> dag_;
   std::vector<Index> in_degree_;
   std::vector<Domain> domains_;  // empty: all CPU
+  std::vector<const char*> trace_names_;
   std::unique_ptr<std::atomic<Index>[]> join_;
   std::vector<NodeJob> jobs_;
   std::vector<Index> roots_;

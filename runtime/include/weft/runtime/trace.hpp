@@ -1,0 +1,76 @@
+// Execution traces: per worker, each graph node, task or task-group job it
+// ran, with its name, domain, start and end; written as Chrome trace-event
+// JSON that Perfetto (ui.perfetto.dev) and chrome://tracing open.
+//
+//   executor.start_trace();
+//   executor.run(graph).wait().get();
+//   executor.write_trace("run.json");    // stops tracing; see below
+//
+// Or set WEFT_TRACE=path.json in the environment: every Executor then traces
+// from its construction and writes the file when destroyed (a second
+// executor in the same process writes path.json.1, and so on).
+//
+// Cost: when tracing is off, each job checks one relaxed flag (graph
+// nodes: once per chain of nodes a worker runs); nothing else happens.
+// When on, a worker appends to its own buffer (no locks, no sharing).
+//
+// Write (or stop) a trace only when no run is in flight: a run's events are
+// all recorded before its completion is signalled, so after waiting for the
+// runs you traced, every event is in.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <weft/runtime/job.hpp>
+
+namespace weft {
+
+// A name that lives as long as the process (events keep the pointer).
+const char* intern_trace_name(std::string_view name);
+
+struct TraceEvent {
+  const char* name;
+  std::int64_t start_ns;  // since the trace started
+  std::int64_t end_ns;
+  Domain domain;
+};
+
+class Tracer {
+ public:
+  explicit Tracer(int workers);
+
+  bool active() const noexcept { return active_.load(std::memory_order_relaxed); }
+  void start();
+  void stop() noexcept { active_.store(false, std::memory_order_relaxed); }
+
+  std::int64_t now_ns() const noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_)
+        .count();
+  }
+  // Worker `worker` only (each worker owns its buffer).
+  void record(int worker, const char* name, Domain domain, std::int64_t start_ns) {
+    buffers_[static_cast<std::size_t>(worker)].events.push_back({name, start_ns, now_ns(), domain});
+  }
+
+  // Every event so far, by worker (call when no run is in flight).
+  std::vector<std::vector<TraceEvent>> events() const;
+  // Writes Chrome trace-event JSON; throws std::runtime_error if the file cannot be written.
+  void write_chrome_json(const std::string& path, const std::vector<Domain>& worker_domains) const;
+
+ private:
+  struct alignas(64) Buffer {
+    std::vector<TraceEvent> events;
+  };
+  std::atomic<bool> active_{false};
+  std::chrono::steady_clock::time_point origin_;
+  std::unique_ptr<Buffer[]> buffers_;
+  int workers_;
+};
+
+}  // namespace weft

@@ -1,0 +1,90 @@
+#include <weft/runtime/trace.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+
+namespace weft {
+
+const char* intern_trace_name(std::string_view name) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> names;  // node-based: pointers stay valid
+  std::lock_guard<std::mutex> lock(mutex);
+  return names.emplace(name).first->c_str();
+}
+
+Tracer::Tracer(int workers)
+    : origin_(std::chrono::steady_clock::now()),
+      buffers_(std::make_unique<Buffer[]>(static_cast<std::size_t>(workers))),
+      workers_(workers) {}
+
+void Tracer::start() {
+  for (int w = 0; w < workers_; ++w) buffers_[static_cast<std::size_t>(w)].events.clear();
+  origin_ = std::chrono::steady_clock::now();
+  // The executor publishes this flag to workers through the next job it
+  // hands them (deque and inbox are release/acquire), so a relaxed store does.
+  active_.store(true, std::memory_order_relaxed);
+}
+
+std::vector<std::vector<TraceEvent>> Tracer::events() const {
+  std::vector<std::vector<TraceEvent>> out;
+  for (int w = 0; w < workers_; ++w) out.push_back(buffers_[static_cast<std::size_t>(w)].events);
+  return out;
+}
+
+namespace {
+
+void write_json_string(std::FILE* f, const char* text) {
+  std::fputc('"', f);
+  for (const char* p = text; *p != '\0'; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\') {
+      std::fputc('\\', f);
+      std::fputc(c, f);
+    } else if (c < 0x20) {
+      std::fprintf(f, "\\u%04x", c);
+    } else {
+      std::fputc(c, f);
+    }
+  }
+  std::fputc('"', f);
+}
+
+}  // namespace
+
+void Tracer::write_chrome_json(const std::string& path, const std::vector<Domain>& worker_domains) const {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw std::runtime_error("trace: cannot write '" + path + "'");
+  std::fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"weft_trace_version\":1,\"workers\":%d},\n",
+               workers_);
+  std::fputs("\"traceEvents\":[\n", f);
+  bool first = true;
+  for (int w = 0; w < workers_; ++w) {
+    const char* domain = w < static_cast<int>(worker_domains.size())
+                             ? to_string(worker_domains[static_cast<std::size_t>(w)])
+                             : "cpu";
+    std::fprintf(f,
+                 "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"worker "
+                 "%d (%s)\"}}",
+                 first ? "" : ",\n", w, w, domain);
+    first = false;
+    for (const TraceEvent& e : buffers_[static_cast<std::size_t>(w)].events) {
+      std::fputs(",\n{\"name\":", f);
+      write_json_string(f, e.name);
+      // Chrome's trace format counts microseconds.
+      std::fprintf(f,
+                   ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%d,\"args\":{"
+                   "\"domain\":\"%s\"}}",
+                   to_string(e.domain), static_cast<double>(e.start_ns) / 1e3,
+                   static_cast<double>(e.end_ns - e.start_ns) / 1e3, w, to_string(e.domain));
+    }
+  }
+  std::fputs("\n]}\n", f);
+  const bool ok = std::ferror(f) == 0;
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error("trace: error while writing '" + path + "'");
+}
+
+}  // namespace weft
