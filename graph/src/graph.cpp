@@ -260,7 +260,6 @@ std::shared_ptr<detail::Program> Graph::lowered() const {
 namespace detail {
 
 Program::Program(const Graph& graph) {
-  graph.validate();
   const std::size_t n = graph.nodes_.size();
   Crs<int> successors;
   successors.row_map.assign(n + 1, 0);
@@ -272,22 +271,39 @@ Program::Program(const Graph& graph) {
     successors.entries[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
   }
   std::vector<Domain> domains(n);
-  kinds.resize(n);
+  bool any_gpu = false;
+  calls.resize(n);
   work.resize(n);
   subprograms.resize(n);
+  std::size_t subgraph_nodes = 0;
+  for (const GraphNode& node : graph.nodes_) subgraph_nodes += node.kind == NodeKind::Subgraph;
+  subgraph_calls.reserve(subgraph_nodes);  // stable addresses: calls point into it
   for (std::size_t i = 0; i < n; ++i) {
     const GraphNode& node = graph.nodes_[i];
     domains[i] = domain_of(node.execution);
-    kinds[i] = node.kind;
+    any_gpu = any_gpu || domains[i] == Domain::Gpu;
     work[i] = node.work;
+    calls[i] = {work[i].raw_call(), work[i].raw_state()};
     if (node.kind == NodeKind::Subgraph) {
       if (node.subgraph == nullptr) {
         not_runnable = "node " + std::to_string(i) + " is a subgraph without its graph (loaded from JSON)";
       } else {
         subprograms[i] = std::make_shared<Program>(*node.subgraph);
         if (!subprograms[i]->not_runnable.empty()) not_runnable = subprograms[i]->not_runnable;
+        subgraph_calls.push_back({this, subprograms[i].get()});
+        // A nested run: the worker that runs this node helps meanwhile.
+        calls[i] = {[](void* state) {
+                      auto* call = static_cast<SubgraphCall*>(state);
+                      call->child->run_once(*call->parent->executor, call->parent->cancel);
+                    },
+                    &subgraph_calls.back()};
       }
     } else if (node.kind == NodeKind::Conditional) {
+      calls[i] = {[](void* state) {
+                    auto* self = static_cast<Program*>(state);
+                    self->repeat.store(self->predicate(), std::memory_order_relaxed);
+                  },
+                  this};
       if (!graph.predicate_)
         not_runnable = "the graph's predicate was not kept (graphs loaded from JSON cannot run)";
     } else if (!node.work) {
@@ -296,7 +312,13 @@ Program::Program(const Graph& graph) {
     }
   }
   predicate = graph.predicate_;
-  policy = std::make_unique<WorkGraphPolicy<int>>(successors, std::move(domains));
+  if (!any_gpu) domains.clear();  // all CPU: the engine skips its per-node domain check
+  try {
+    policy = std::make_unique<WorkGraphPolicy<int>>(std::move(successors), std::move(domains));
+  } catch (const std::invalid_argument&) {
+    graph.validate();  // a cycle: report it by node names
+    throw;
+  }
   // Trace names: the node's name, else its kind.
   std::vector<const char*> names(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -313,25 +335,15 @@ void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
   do {
     repeat.store(false, std::memory_order_relaxed);
     policy->engine().run(
-        on, this,
-        [](const void* self, int i) { static_cast<Program*>(const_cast<void*>(self))->run_node(i); }, stop);
+        on, calls.data(),
+        [](const void* flat, int i) {
+          const Call& call = static_cast<const Call*>(flat)[i];
+          call.fn(call.state);
+        },
+        stop);
     // The Conditional node ran last (it follows every sink) and set repeat.
   } while (predicate && repeat.load(std::memory_order_relaxed) &&
            (stop == nullptr || !stop->load(std::memory_order_relaxed)));
-}
-
-void Program::run_node(int node) {
-  const auto i = static_cast<std::size_t>(node);
-  switch (kinds[i]) {
-    case NodeKind::Conditional:
-      repeat.store(predicate(), std::memory_order_relaxed);
-      break;
-    case NodeKind::Subgraph:
-      subprograms[i]->run_once(*executor, cancel);  // a nested run: this worker helps meanwhile
-      break;
-    default:
-      work[i]();
-  }
 }
 
 // The per-executor scheduler that runs graph drivers: a driver is one task

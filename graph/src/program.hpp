@@ -20,13 +20,24 @@ struct Program {
   // One run of the graph: every node once, again while a conditional
   // graph's predicate says so. Blocks; on a worker it runs other jobs meanwhile.
   void run_once(Executor& executor, const std::atomic<bool>* cancel);
-  void run_node(int node);
 
-  std::vector<NodeKind> kinds;
+  // What a run calls for node i: calls[i].fn(calls[i].state). One flat
+  // array (no switch on the node kind, no shared_ptr on the path); `work`
+  // and `subprograms` keep the states alive.
+  struct Call {
+    void (*fn)(void*);
+    void* state;
+  };
+  struct SubgraphCall {
+    Program* parent;
+    Program* child;
+  };
+  std::vector<Call> calls;
   std::vector<NodeWork> work;
   std::vector<std::shared_ptr<Program>> subprograms;  // for Subgraph nodes
-  std::function<bool()> predicate;                    // conditional graphs
-  std::atomic<bool> repeat{false};                    // set by the Conditional node
+  std::vector<SubgraphCall> subgraph_calls;
+  std::function<bool()> predicate;  // conditional graphs
+  std::atomic<bool> repeat{false};  // set by the Conditional node
   std::unique_ptr<WorkGraphPolicy<int>> policy;
   std::string not_runnable;  // why this graph cannot run ("" when it can)
   // The run in progress (one at a time).

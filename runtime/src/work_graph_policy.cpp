@@ -15,8 +15,8 @@ Executor& default_executor() {
 namespace detail {
 
 template <class Index>
-WorkGraphEngine<Index>::WorkGraphEngine(const Crs<Index>& dag, std::vector<Domain> domains)
-    : dag_(dag), domains_(std::move(domains)) {
+WorkGraphEngine<Index>::WorkGraphEngine(Crs<Index> dag, std::vector<Domain> domains)
+    : dag_(std::move(dag)), domains_(std::move(domains)) {
   validate_crs(dag_, "WorkGraphPolicy");
   const Index n = dag_.num_rows();
   if (!domains_.empty() && domains_.size() != static_cast<std::size_t>(n)) {

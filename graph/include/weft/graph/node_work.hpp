@@ -37,6 +37,12 @@ class NodeWork {
   explicit operator bool() const noexcept { return call_ != nullptr; }
   void operator()() const { call_(state_.get()); }
 
+  // The two halves of a call, for lowering into a flat array (the state
+  // stays owned by this NodeWork and its copies).
+  using RawCall = void (*)(void*);
+  RawCall raw_call() const noexcept { return call_; }
+  void* raw_state() const noexcept { return state_.get(); }
+
  private:
   void (*call_)(void*) = nullptr;
   std::shared_ptr<void> state_;

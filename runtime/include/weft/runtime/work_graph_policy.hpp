@@ -47,7 +47,7 @@ class WorkGraphEngine {
   using Call = void (*)(const void* functor, Index i);
 
   // domains: empty (every node on CPU workers) or one Domain per node.
-  explicit WorkGraphEngine(const Crs<Index>& dag, std::vector<Domain> domains = {});
+  explicit WorkGraphEngine(Crs<Index> dag, std::vector<Domain> domains = {});
   WorkGraphEngine(const WorkGraphEngine&) = delete;
   WorkGraphEngine& operator=(const WorkGraphEngine&) = delete;
 
@@ -127,9 +127,11 @@ class WorkGraphPolicy {
   // dependences: row i lists the nodes that execute after node i.
   explicit WorkGraphPolicy(const graph_type& dependences)
       : engine_(std::make_shared<detail::WorkGraphEngine<Index>>(dependences)) {}
-  // The same, with a Domain per node: GPU nodes run on GPU-priority workers.
-  WorkGraphPolicy(const graph_type& dependences, std::vector<Domain> domains)
-      : engine_(std::make_shared<detail::WorkGraphEngine<Index>>(dependences, std::move(domains))) {}
+  // The same, with a Domain per node (GPU nodes run on GPU-priority
+  // workers); an rvalue graph is moved in rather than copied.
+  WorkGraphPolicy(graph_type dependences, std::vector<Domain> domains)
+      : engine_(
+            std::make_shared<detail::WorkGraphEngine<Index>>(std::move(dependences), std::move(domains))) {}
 
   Index num_nodes() const noexcept { return engine_->num_nodes(); }
   Index num_roots() const noexcept { return engine_->num_roots(); }  // nodes with no predecessor
