@@ -51,7 +51,7 @@ Graph& Graph::add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool af
   for (NodeSpec& spec : specs) {
     GraphNode node;
     node.execution = kind;
-    node.work = std::move(spec.work);
+    node.work = arena_->adopt(std::move(spec.work));
     added.push_back(append(std::move(node), predecessors));
   }
   if (after_last) {
@@ -78,7 +78,7 @@ Graph& Graph::add_sync(NodeWork work) {
   GraphNode node;
   node.kind = NodeKind::Sync;
   node.execution = ExecutionKind::Cpu;  // it waits on both domains, then runs on the host
-  node.work = std::move(work);
+  node.work = arena_->adopt(std::move(work));
   previous_level_ = sinks();
   const NodeId id = append(std::move(node), previous_level_);
   last_level_ = {id};
@@ -334,13 +334,7 @@ void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
   cancel = stop;
   do {
     repeat.store(false, std::memory_order_relaxed);
-    policy->engine().run(
-        on, calls.data(),
-        [](const void* flat, int i) {
-          const Call& call = static_cast<const Call*>(flat)[i];
-          call.fn(call.state);
-        },
-        stop);
+    policy->engine().run_calls(on, calls.data(), stop);
     // The Conditional node ran last (it follows every sink) and set repeat.
   } while (predicate && repeat.load(std::memory_order_relaxed) &&
            (stop == nullptr || !stop->load(std::memory_order_relaxed)));

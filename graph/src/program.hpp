@@ -24,10 +24,7 @@ struct Program {
   // What a run calls for node i: calls[i].fn(calls[i].state). One flat
   // array (no switch on the node kind, no shared_ptr on the path); `work`
   // and `subprograms` keep the states alive.
-  struct Call {
-    void (*fn)(void*);
-    void* state;
-  };
+  using Call = WorkGraphPolicy<int>::Engine::NodeCall;
   struct SubgraphCall {
     Program* parent;
     Program* child;

@@ -108,8 +108,20 @@ void WorkGraphEngine<Index>::throw_cycle(const std::vector<Index>& remaining) co
 }
 
 template <class Index>
+void WorkGraphEngine<Index>::run_calls(Executor& executor, const NodeCall* calls,
+                                       const std::atomic<bool>* cancel) {
+  execute_run(executor, nullptr, nullptr, calls, cancel);
+}
+
+template <class Index>
 void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call call,
                                  const std::atomic<bool>* cancel) {
+  execute_run(executor, functor, call, nullptr, cancel);
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::execute_run(Executor& executor, const void* functor, Call call,
+                                         const NodeCall* calls, const std::atomic<bool>* cancel) {
   if (busy_.exchange(true, std::memory_order_acquire)) {
     throw std::logic_error("WorkGraphPolicy: this policy is already running a parallel_for");
   }
@@ -127,6 +139,7 @@ void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call c
   executor_ = &executor;
   functor_ = functor;
   call_ = call;
+  node_calls_ = calls;
   cancel_ = cancel;
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
@@ -192,11 +205,11 @@ Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
       try {
         if constexpr (Traced) {
           const std::int64_t start = worker.trace_clock();
-          call_(functor_, node);
+          invoke_node_call(node);
           worker.trace(trace_names_.empty() ? "node" : trace_names_[static_cast<std::size_t>(node)],
                        domains_.empty() ? Domain::Cpu : domains_[static_cast<std::size_t>(node)], start);
         } else {
-          call_(functor_, node);
+          invoke_node_call(node);
         }
       } catch (...) {
         if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();

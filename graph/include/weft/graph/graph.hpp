@@ -200,7 +200,8 @@ class Graph {
   std::vector<NodeId> last_added_;   // what named() names
   std::function<bool()> predicate_;  // set by conditional(); not kept by JSON
   bool conditional_ = false;
-  mutable std::shared_ptr<detail::Program> program_;  // lowered form, rebuilt after changes
+  mutable std::shared_ptr<detail::Program> program_;                  // lowered form, rebuilt after changes
+  std::shared_ptr<NodeArena> arena_ = std::make_shared<NodeArena>();  // this graph's node states
 };
 
 }  // namespace weft

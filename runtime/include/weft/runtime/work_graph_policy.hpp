@@ -45,6 +45,12 @@ template <class Index>
 class WorkGraphEngine {
  public:
   using Call = void (*)(const void* functor, Index i);
+  // One call per node, for callers that hold a different callable per node
+  // (graphs): node i runs calls[i].fn(calls[i].state), one indirect call.
+  struct NodeCall {
+    void (*fn)(void*);
+    void* state;
+  };
 
   // domains: empty (every node on CPU workers) or one Domain per node.
   explicit WorkGraphEngine(Crs<Index> dag, std::vector<Domain> domains = {});
@@ -56,6 +62,8 @@ class WorkGraphEngine {
   // *cancel is true, nodes not yet started are skipped and run() throws
   // weft::Cancelled at the end.
   void run(Executor& executor, const void* functor, Call call, const std::atomic<bool>* cancel = nullptr);
+  // The same with one NodeCall per node (num_nodes() of them).
+  void run_calls(Executor& executor, const NodeCall* calls, const std::atomic<bool>* cancel = nullptr);
 
   // Names for traces: one interned name per node (intern_trace_name), or
   // empty for "node".
@@ -81,6 +89,8 @@ class WorkGraphEngine {
     int left = -1, right = -1;  // children in seeds_, or -1 for a leaf
   };
 
+  void execute_run(Executor& executor, const void* functor, Call call, const NodeCall* calls,
+                   const std::atomic<bool>* cancel);
   static void invoke_node(Job& job, WorkerContext& worker);
   static void invoke_seed(Job& job, WorkerContext& worker);
   template <bool Traced>
@@ -89,6 +99,14 @@ class WorkGraphEngine {
     return worker.tracing() ? execute_from<true>(node, worker) : execute_from<false>(node, worker);
   }
   void finish_sinks(Index completed);
+  void invoke_node_call(Index node) {
+    if (node_calls_ != nullptr) {
+      const NodeCall& c = node_calls_[static_cast<std::size_t>(node)];
+      c.fn(c.state);
+    } else {
+      call_(functor_, node);
+    }
+  }
   int build_seeds(Index lo, Index hi, Index grain);
   [[noreturn]] void throw_cycle(const std::vector<Index>& remaining_in_degree) const;
 
@@ -106,6 +124,7 @@ class WorkGraphEngine {
   Executor* executor_ = nullptr;
   const void* functor_ = nullptr;
   Call call_ = nullptr;
+  const NodeCall* node_calls_ = nullptr;
   const std::atomic<bool>* cancel_ = nullptr;
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
@@ -123,6 +142,7 @@ class WorkGraphPolicy {
  public:
   using index_type = Index;
   using graph_type = Crs<Index>;
+  using Engine = detail::WorkGraphEngine<Index>;
 
   // dependences: row i lists the nodes that execute after node i.
   explicit WorkGraphPolicy(const graph_type& dependences)
