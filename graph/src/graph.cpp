@@ -245,7 +245,7 @@ std::vector<int> Graph::levels() const {
   std::string text;
   for (NodeId id : cycle) text += label_of(*this, id) + " -> ";
   text += label_of(*this, cycle.front());
-  throw std::invalid_argument("Graph: the graph has a cycle: " + text + " (nothing was run)");
+  throw std::invalid_argument("Graph: the graph has a cycle: " + text);
 }
 
 void Graph::validate() const { (void)levels(); }

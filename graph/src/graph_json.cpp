@@ -3,9 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace weft {
 
@@ -143,8 +146,17 @@ Graph Graph::from_json(const nlohmann::json& doc) {
   if (!edges.is_array()) fail("document.edges", "expected an array, got " + std::string(edges.type_name()));
   for (std::size_t k = 0; k < edges.size(); ++k) {
     const std::string where = "edges[" + std::to_string(k) + "]";
-    const long long from = integer_field(edges[k], "from", where, 0, n - 1);
-    const long long to = integer_field(edges[k], "to", where, 0, n - 1);
+    // A dangling edge names the missing node.
+    const long long from = integer_field(edges[k], "from", where, std::numeric_limits<long long>::min(),
+                                         std::numeric_limits<long long>::max());
+    const long long to = integer_field(edges[k], "to", where, std::numeric_limits<long long>::min(),
+                                       std::numeric_limits<long long>::max());
+    for (long long end : {from, to}) {
+      if (end < 0 || end >= n) {
+        fail(where, "refers to node " + std::to_string(end) + ", which does not exist (ids are 0.." +
+                        std::to_string(n - 1) + ")");
+      }
+    }
     g.edges_.emplace_back(static_cast<NodeId>(from), static_cast<NodeId>(to));
   }
   // A cycle is reported by levels() with the nodes' names.
@@ -162,6 +174,14 @@ Graph Graph::from_json(const nlohmann::json& doc) {
       integer_field(info, "edge_count", "graph", 0, std::numeric_limits<long long>::max());
   if (node_count != n)
     fail("graph.node_count", "says " + std::to_string(node_count) + " but nodes holds " + std::to_string(n));
+  const long long level_count =
+      integer_field(info, "level_count", "graph", 0, std::numeric_limits<long long>::max());
+  long long deepest = 0;
+  for (int l : level) deepest = std::max<long long>(deepest, l + 1);
+  if (level_count != deepest) {
+    fail("graph.level_count",
+         "says " + std::to_string(level_count) + " but the edges make " + std::to_string(deepest));
+  }
   if (edge_count != static_cast<long long>(edges.size())) {
     fail("graph.edge_count",
          "says " + std::to_string(edge_count) + " but edges holds " + std::to_string(edges.size()));
@@ -185,6 +205,8 @@ Graph Graph::from_json_text(std::string_view text) {
         });
   } catch (const nlohmann::json::parse_error& e) {
     throw std::invalid_argument(std::string("graph JSON: syntax error: ") + e.what());
+  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number no double holds ("1e400")
+    throw std::invalid_argument(std::string("graph JSON: ") + e.what());
   }
   return from_json(doc);
 }

@@ -308,7 +308,8 @@ TEST_CASE("Graph.malformed_and_hostile_json_is_rejected_clearly") {
   rejects(broken([](auto& d) { d["nodes"][0]["id"] = "zero"; }), "nodes[0].id: expected an integer");
   rejects(broken([](auto& d) { d["nodes"][1]["id"] = 123456789012345LL; }), "outside");
   rejects(broken([](auto& d) { d["nodes"][1]["id"] = 0; }), "appears twice");
-  rejects(broken([](auto& d) { d["edges"][0]["to"] = 7; }), "edges[0].to");
+  rejects(broken([](auto& d) { d["edges"][0]["to"] = 7; }),
+          "edges[0]: refers to node 7, which does not exist");
   rejects(broken([](auto& d) {
             d["edges"].push_back({{"from", 1}, {"to", 0}});
             d["graph"]["edge_count"] = 2;

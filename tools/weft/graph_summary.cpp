@@ -1,0 +1,187 @@
+#include "graph_summary.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "table.hpp"
+
+namespace weft::tool {
+
+namespace {
+
+constexpr NodeKind kNodeKinds[] = {NodeKind::Compute, NodeKind::Copy,        NodeKind::Reduce,
+                                   NodeKind::Sync,    NodeKind::Conditional, NodeKind::Subgraph};
+constexpr ExecutionKind kExecutionKinds[] = {ExecutionKind::Cpu, ExecutionKind::Gpu};
+
+// The longest path counted in nodes, found by dynamic programming over a
+// topological order (Kahn), independently of Graph::levels().
+std::vector<Graph::NodeId> longest_path(const Graph& graph) {
+  const std::size_t n = graph.size();
+  std::vector<std::vector<Graph::NodeId>> successors(n);
+  std::vector<std::size_t> waiting(n, 0);
+  for (const Graph::Edge& e : graph.edges()) {
+    successors[static_cast<std::size_t>(e.first)].push_back(e.second);
+    ++waiting[static_cast<std::size_t>(e.second)];
+  }
+  std::vector<std::size_t> length(n, 1);  // nodes on the longest path ending here
+  std::vector<Graph::NodeId> previous(n, -1);
+  std::vector<Graph::NodeId> ready;
+  for (std::size_t v = 0; v < n; ++v)
+    if (waiting[v] == 0) ready.push_back(static_cast<Graph::NodeId>(v));
+  std::size_t visited = 0;
+  while (!ready.empty()) {
+    const auto v = static_cast<std::size_t>(ready.back());
+    ready.pop_back();
+    ++visited;
+    for (Graph::NodeId s : successors[v]) {
+      const auto w = static_cast<std::size_t>(s);
+      // Ties go to the lowest-numbered predecessor, so the path reported is stable.
+      if (length[v] + 1 > length[w] ||
+          (length[v] + 1 == length[w] && static_cast<Graph::NodeId>(v) < previous[w])) {
+        length[w] = length[v] + 1;
+        previous[w] = static_cast<Graph::NodeId>(v);
+      }
+      if (--waiting[w] == 0) ready.push_back(s);
+    }
+  }
+  if (visited != n) throw std::invalid_argument("graph summary: the graph has a cycle");
+  std::vector<Graph::NodeId> path;
+  if (n == 0) return path;
+  // The lowest-numbered end among the longest, so the report is deterministic.
+  const auto end =
+      static_cast<Graph::NodeId>(std::max_element(length.begin(), length.end()) - length.begin());
+  for (Graph::NodeId v = end; v >= 0; v = previous[static_cast<std::size_t>(v)]) path.push_back(v);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::string plural(std::size_t count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+std::string device_name(int device) { return device < 0 ? "none" : std::to_string(device); }
+
+std::string edge_kind_name(const std::pair<ExecutionKind, ExecutionKind>& kinds) {
+  return std::string(to_string(kinds.first)) + " -> " + to_string(kinds.second);
+}
+
+// The path as "A -> B -> E"; long paths keep their first and last nodes.
+std::string path_text(const Graph& graph, const std::vector<Graph::NodeId>& path) {
+  constexpr std::size_t kShownEachEnd = 8;
+  std::string text;
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    if (path.size() > 2 * kShownEachEnd && k == kShownEachEnd) {
+      text += " -> ... (" + plural(path.size() - 2 * kShownEachEnd, "node") + ")";
+      k = path.size() - kShownEachEnd - 1;
+      continue;
+    }
+    if (k > 0) text += " -> ";
+    text += node_label(graph, path[k]);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string node_label(const Graph& graph, Graph::NodeId id) {
+  const std::string& name = graph.node(id).name;
+  return name.empty() ? "#" + std::to_string(id) : name;
+}
+
+GraphSummary summarize(const Graph& graph) {
+  GraphSummary s;
+  s.node_count = graph.size();
+  s.edge_count = graph.edges().size();
+  s.execution_kind = graph.execution_kind();
+  s.conditional = graph.is_conditional();
+  for (NodeKind k : kNodeKinds) s.nodes_by_kind[k] = 0;
+  for (ExecutionKind k : kExecutionKinds) s.nodes_by_execution_kind[k] = 0;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const GraphNode& node = graph.node(static_cast<Graph::NodeId>(i));
+    ++s.nodes_by_kind[node.kind];
+    ++s.nodes_by_execution_kind[node.execution];
+    ++s.nodes_by_device[node.device < 0 ? -1 : node.device];
+  }
+  for (const Graph::Edge& e : graph.edges())
+    ++s.edges_by_kind[{graph.node(e.first).execution, graph.node(e.second).execution}];
+  for (int level : graph.levels()) {
+    const auto l = static_cast<std::size_t>(level);
+    if (s.level_widths.size() <= l) s.level_widths.resize(l + 1, 0);
+    ++s.level_widths[l];
+  }
+  s.critical_path = longest_path(graph);
+  return s;
+}
+
+void print_summary(std::ostream& out, const std::string& name, const Graph& graph, const GraphSummary& s) {
+  out << name << ": weft graph, execution kind " << to_string(s.execution_kind)
+      << (s.conditional ? ", conditional (reruns while its predicate holds)" : "") << '\n';
+  out << "nodes: " << s.node_count << '\n';
+  out << "edges: " << s.edge_count << '\n';
+
+  Table kinds({}, "lr");
+  for (const auto& [kind, count] : s.nodes_by_kind)
+    if (count > 0) kinds.add_row({to_string(kind), std::to_string(count)});
+  if (!kinds.empty()) {
+    out << "nodes by kind:\n";
+    kinds.print(out);
+  }
+  Table executions({}, "lr");
+  for (const auto& [kind, count] : s.nodes_by_execution_kind)
+    if (count > 0) executions.add_row({to_string(kind), std::to_string(count)});
+  if (!executions.empty()) {
+    out << "nodes by execution kind:\n";
+    executions.print(out);
+  }
+  Table edges({}, "lr");
+  for (const auto& [kinds_joined, count] : s.edges_by_kind)
+    edges.add_row({edge_kind_name(kinds_joined), std::to_string(count)});
+  if (!edges.empty()) {
+    out << "edges by execution kind (from -> to):\n";
+    edges.print(out);
+  }
+
+  out << "levels: " << s.level_widths.size() << '\n';
+  for (std::size_t l = 0; l < s.level_widths.size(); ++l)
+    out << "  level " << l << ": " << plural(s.level_widths[l], "node") << '\n';
+  out << "critical path: " << plural(s.critical_path.size(), "node");
+  if (!s.critical_path.empty()) out << " (" << path_text(graph, s.critical_path) << ")";
+  out << '\n';
+
+  if (!s.nodes_by_device.empty()) {
+    out << "nodes per device:\n";
+    Table devices({}, "lr");
+    for (const auto& [device, count] : s.nodes_by_device)
+      devices.add_row({device_name(device), std::to_string(count)});
+    devices.print(out);
+  }
+}
+
+nlohmann::json summary_to_json(const std::string& name, const Graph& graph, const GraphSummary& s) {
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (const auto& [kind, count] : s.nodes_by_kind) by_kind[to_string(kind)] = count;
+  nlohmann::json by_execution = nlohmann::json::object();
+  for (const auto& [kind, count] : s.nodes_by_execution_kind) by_execution[to_string(kind)] = count;
+  nlohmann::json edges_by_kind = nlohmann::json::object();
+  for (const auto& [kinds_joined, count] : s.edges_by_kind)
+    edges_by_kind[edge_kind_name(kinds_joined)] = count;
+  nlohmann::json by_device = nlohmann::json::object();
+  for (const auto& [device, count] : s.nodes_by_device) by_device[device_name(device)] = count;
+  nlohmann::json path = nlohmann::json::array();
+  for (Graph::NodeId id : s.critical_path) path.push_back({{"id", id}, {"name", graph.node(id).name}});
+  return {{"file", name},
+          {"execution_kind", to_string(s.execution_kind)},
+          {"conditional", s.conditional},
+          {"node_count", s.node_count},
+          {"edge_count", s.edge_count},
+          {"nodes_by_kind", std::move(by_kind)},
+          {"nodes_by_execution_kind", std::move(by_execution)},
+          {"edges_by_execution_kind", std::move(edges_by_kind)},
+          {"level_count", s.level_widths.size()},
+          {"level_widths", s.level_widths},
+          {"critical_path_length", s.critical_path.size()},
+          {"critical_path", std::move(path)},
+          {"nodes_by_device", std::move(by_device)}};
+}
+
+}  // namespace weft::tool

@@ -1,0 +1,44 @@
+// `weft graph summary`: what a graph holds, counted (nodes and edges by kind,
+// levels and their widths, the critical path, nodes per device).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <weft/graph/graph.hpp>
+
+namespace weft::tool {
+
+struct GraphSummary {
+  std::size_t node_count = 0;
+  std::size_t edge_count = 0;
+  ExecutionKind execution_kind = ExecutionKind::Cpu;
+  bool conditional = false;
+  std::map<NodeKind, std::size_t> nodes_by_kind;                 // every kind, zeros included
+  std::map<ExecutionKind, std::size_t> nodes_by_execution_kind;  // every kind, zeros included
+  // Edges by the execution kinds they join ("cpu -> gpu"): an edge between
+  // kinds crosses from one worker domain to the other.
+  std::map<std::pair<ExecutionKind, ExecutionKind>, std::size_t> edges_by_kind;
+  std::vector<std::size_t> level_widths;       // nodes on level 0, 1, ...
+  std::vector<Graph::NodeId> critical_path;    // one longest path, first node first
+  std::map<int, std::size_t> nodes_by_device;  // device -1: none
+};
+
+// Throws std::invalid_argument if the graph has a cycle.
+GraphSummary summarize(const Graph& graph);
+
+// `name` is how the report names the graph (its file).
+void print_summary(std::ostream& out, const std::string& name, const Graph& graph,
+                   const GraphSummary& summary);
+nlohmann::json summary_to_json(const std::string& name, const Graph& graph, const GraphSummary& summary);
+
+// A node's name, or "#3" for unnamed node 3 (as the library's messages do).
+std::string node_label(const Graph& graph, Graph::NodeId id);
+
+}  // namespace weft::tool

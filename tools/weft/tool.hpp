@@ -1,0 +1,48 @@
+// What the weft program's commands share: its exit codes, the error that
+// means "this input is invalid", reading an input file, and the functions that
+// register each family of sub-commands.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace weft::tool {
+
+// The program's exit codes; --help and README.md list them too.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInvalidInput = 1,  // unreadable file, bad JSON, a graph or trace that fails validation
+  kExitUsage = 2,         // command-line errors reported by CLI11
+};
+
+inline constexpr const char* kExitCodesHelp =
+    "Exit codes: 0 success; 1 invalid input (unreadable file, JSON syntax error, a graph or trace\n"
+    "that fails validation; the message on stderr names the file and the problem); 2 usage error\n"
+    "(unknown command or option, missing argument).";
+
+// A command's input is invalid: main() prints what() on stderr and exits with
+// kExitInvalidInput. The message starts with the input's name.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A command has already printed its errors and wants main() to exit with `code`.
+struct Reported {
+  ExitCode code;
+};
+
+// How messages name an input: the path, or "<stdin>" for "-".
+std::string display_name(const std::string& path);
+
+// The whole content of `path` ("-" reads standard input); InputError naming
+// the file and the reason when it cannot be read.
+std::string read_input(const std::string& path);
+
+// `weft graph summary|dot|validate` and `weft trace summary`.
+void add_graph_commands(CLI::App& app);
+void add_trace_commands(CLI::App& app);
+
+}  // namespace weft::tool
