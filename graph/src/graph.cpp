@@ -349,16 +349,50 @@ struct GraphRuntime {
   TaskScheduler scheduler;
 };
 
+void Program::start(Executor& on, const std::atomic<bool>* stop, TaskHeader* event) {
+  if (!not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + not_runnable);
+  executor = &on;
+  cancel = stop;
+  repeat.store(false, std::memory_order_relaxed);
+  policy->engine().start_calls(
+      on, calls.data(), stop,
+      [](void* done, std::exception_ptr error) {
+        auto* e = static_cast<TaskHeader*>(done);
+        e->core->complete_event(e, std::move(error));
+      },
+      event);
+}
+
+// The run's driver: a task that starts one pass over the graph's nodes and
+// respawns itself to wait for its end (Kokkos' respawn: it never blocks a
+// worker), then starts the next pass while the conditional predicate, the
+// run count or run_until's predicate ask for one.
 struct GraphDriver {
   std::shared_ptr<Program> program;
   long count;  // < 0: until `until` says stop
   std::function<bool()> until;
+  long finished = 0;
+  Future<> pass;  // completes when the pass in flight ends
+
   void operator()(TaskMember& member) {
-    const std::atomic<bool>* cancel = &current_task()->cancel_requested;
-    for (long i = 0; count < 0 || i < count; ++i) {
-      program->run_once(member.worker().executor(), cancel);
-      if (count < 0 && until()) break;
+    TaskHeader* self = current_task();
+    if (!pass.is_null()) {
+      pass.get();  // rethrows the pass's error, or weft::Cancelled
+      pass = Future<>();
+      // The Conditional node (if any) ran last and said whether to go again.
+      if (!(program->predicate && program->repeat.load(std::memory_order_relaxed))) {
+        ++finished;
+        if (count >= 0 ? finished >= count : until()) return;  // complete
+      }
     }
+    if (self->cancel_requested.load(std::memory_order_relaxed))
+      throw Cancelled("the graph run was cancelled");
+    TaskHeader* event = self->core->make_event();
+    if (event == nullptr)
+      throw std::runtime_error("Graph: the driver pool is exhausted (too many runs in flight)");
+    pass = FutureAccess::adopt<void>(event);
+    program->start(member.worker().executor(), &self->cancel_requested, event);
+    TaskScheduler::respawn(this, pass);
   }
 };
 
@@ -370,7 +404,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
   if (!program->not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + program->not_runnable);
   auto& runtime = executor.extension<detail::GraphRuntime>();
   Future<> done =
-      host_spawn(TaskSingle(runtime.scheduler), detail::GraphDriver{program, count, std::move(until)});
+      host_spawn(TaskSingle(runtime.scheduler), detail::GraphDriver{program, count, std::move(until), 0, {}});
   if (done.is_null())
     throw std::runtime_error("Graph::run_on: too many graph runs in flight (driver pool full)");
   return done;

@@ -20,6 +20,9 @@ struct Program {
   // One run of the graph: every node once, again while a conditional
   // graph's predicate says so. Blocks; on a worker it runs other jobs meanwhile.
   void run_once(Executor& executor, const std::atomic<bool>* cancel);
+  // Starts one pass over the nodes and returns; `event` (a scheduler event)
+  // completes when the pass ends, with its error if it failed.
+  void start(Executor& executor, const std::atomic<bool>* cancel, TaskHeader* event);
 
   // What a run calls for node i: calls[i].fn(calls[i].state). One flat
   // array (no switch on the node kind, no shared_ptr on the path); `work`

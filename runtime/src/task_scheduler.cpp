@@ -191,6 +191,22 @@ TaskHeader* SchedulerCore::allocate_when_all(std::size_t count) noexcept {
   return entity;
 }
 
+TaskHeader* SchedulerCore::make_event() noexcept {
+  void* memory = allocate(sizeof(TaskHeader));
+  if (memory == nullptr) return nullptr;
+  auto* event = ::new (memory) TaskHeader(nullptr);  // never executed as a job
+  event->core = this;
+  event->pool = &pool_;
+  event->kind = TaskKind::Event;
+  event->block_size = static_cast<std::uint32_t>(sizeof(TaskHeader));
+  event->refs.store(2, std::memory_order_relaxed);
+  return event;
+}
+
+void SchedulerCore::complete_event(TaskHeader* event, std::exception_ptr error) {
+  complete(event, std::move(error), executor_.this_worker());
+}
+
 void SchedulerCore::start_when_all(TaskHeader* entity) { advance_when_all(entity, executor_.this_worker()); }
 
 void SchedulerCore::advance_when_all(TaskHeader* entity, WorkerContext* worker) {
@@ -270,11 +286,11 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
 }
 
 void SchedulerCore::complete(TaskHeader* task, std::exception_ptr error, WorkerContext* worker) {
-  const bool is_task = task->kind != TaskKind::WhenAll;
+  const bool is_task = task->kind == TaskKind::Single || task->kind == TaskKind::Team;
   if (is_task) {
     // The functor's job is done; it may hold futures and schedulers.
     task->ops->destroy_functor(*task);
-  } else {
+  } else if (task->kind == TaskKind::WhenAll) {
     TaskHeader** deps = task->when_all_dependences();
     for (std::uint32_t i = 0; i < task->dependence_count; ++i) {
       if (deps[i] != nullptr) release(std::exchange(deps[i], nullptr));

@@ -122,12 +122,23 @@ void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call c
 template <class Index>
 void WorkGraphEngine<Index>::execute_run(Executor& executor, const void* functor, Call call,
                                          const NodeCall* calls, const std::atomic<bool>* cancel) {
+  if (!begin(executor, functor, call, calls, cancel, nullptr, nullptr)) return;
+  // acquire: pairs with the acq_rel decrement that finished the last sink.
+  executor.wait_until([this] { return pending_sinks_.load(std::memory_order_acquire) == 0; });
+  if (std::exception_ptr error = finish_run()) std::rethrow_exception(error);
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::start_calls(Executor& executor, const NodeCall* calls,
+                                         const std::atomic<bool>* cancel, OnDone done, void* context) {
+  if (!begin(executor, nullptr, nullptr, calls, cancel, done, context)) done(context, finish_run());
+}
+
+template <class Index>
+bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call call, const NodeCall* calls,
+                                   const std::atomic<bool>* cancel, OnDone done, void* context) {
   if (busy_.exchange(true, std::memory_order_acquire)) {
     throw std::logic_error("WorkGraphPolicy: this policy is already running a parallel_for");
-  }
-  if (dag_.num_rows() == 0) {
-    busy_.store(false, std::memory_order_release);
-    return;
   }
   for (Domain d : domains_) {
     if (d == Domain::Gpu && executor.gpu_worker_count() == 0) {
@@ -141,21 +152,28 @@ void WorkGraphEngine<Index>::execute_run(Executor& executor, const void* functor
   call_ = call;
   node_calls_ = calls;
   cancel_ = cancel;
+  on_done_ = done;
+  on_done_context_ = context;
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
+  if (dag_.num_rows() == 0) return false;
   pending_sinks_.store(sinks_, std::memory_order_relaxed);
   executor.begin_run();
   // Submitting publishes everything above to the workers (the deque's or the
   // inbox's release/acquire).
   executor.submit(&seeds_.front());
-  // acquire: pairs with the acq_rel decrement that finished the last sink.
-  executor.wait_until([this] { return pending_sinks_.load(std::memory_order_acquire) == 0; });
+  return true;
+}
+
+template <class Index>
+std::exception_ptr WorkGraphEngine<Index>::finish_run() noexcept {
   std::exception_ptr error = std::exchange(error_, nullptr);
-  busy_.store(false, std::memory_order_release);
-  if (error) std::rethrow_exception(error);
-  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-    throw Cancelled("the run was cancelled; nodes not yet started were skipped");
+  if (!error && cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+    error = std::make_exception_ptr(Cancelled("the run was cancelled; nodes not yet started were skipped"));
   }
+  // release: the next run (possibly on another thread) sees this one's state settled.
+  busy_.store(false, std::memory_order_release);
+  return error;
 }
 
 template <class Index>
@@ -242,9 +260,19 @@ Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
 template <class Index>
 void WorkGraphEngine<Index>::finish_sinks(Index completed) {
   Executor& executor = *executor_;  // the engine may be reused or gone once pending hits zero
+  const OnDone done = on_done_;
+  void* const context = on_done_context_;
   // acq_rel: release publishes this worker's nodes (and error_) to the
   // waiter; acquire chains the other workers' releases into the last one.
-  if (pending_sinks_.fetch_sub(completed, std::memory_order_acq_rel) == completed) executor.end_run();
+  if (pending_sinks_.fetch_sub(completed, std::memory_order_acq_rel) != completed) return;
+  if (done == nullptr) {
+    executor.end_run();  // a blocking run(): the waiter settles the run
+    return;
+  }
+  // A started run: settle it here, then hand over (the engine may restart at once).
+  std::exception_ptr error = finish_run();
+  executor.end_run();
+  done(context, std::move(error));
 }
 
 template class WorkGraphEngine<std::int32_t>;

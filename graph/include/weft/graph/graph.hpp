@@ -30,8 +30,11 @@
 //
 // Running: the graph is lowered once (flat node array, successors in
 // compressed rows, join counters that reset themselves) and that form is
-// reused by every run until the graph changes. A graph runs one instance at
-// a time. Lowering reports a cycle (from add_edge) by node names, and then
+// reused by every run until the graph changes. A run is driven by a task on
+// the task-DAG that starts a pass over the nodes and respawns itself to wait
+// for the pass's end, again while the conditional predicate (or run_n,
+// run_until) asks for another pass; it never blocks a worker. A graph runs
+// one instance at a time; the run's future must not outlive the executor. Lowering reports a cycle (from add_edge) by node names, and then
 // nothing runs. A node's exception stops nodes not yet started and is
 // rethrown by the run's future; Future::cancel() does the same with
 // weft::Cancelled. Waiting for a run from inside a node is allowed: the

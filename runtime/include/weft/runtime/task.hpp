@@ -45,7 +45,8 @@ class SchedulerCore;
 struct FutureAccess;
 
 enum class TaskState : std::uint8_t { Waiting, Executing, Complete };
-enum class TaskKind : std::uint8_t { Single, Team, WhenAll };
+// Event: no functor; completed from outside the task-DAG (a graph run ending).
+enum class TaskKind : std::uint8_t { Single, Team, WhenAll, Event };
 
 inline const char* to_string(TaskState s) noexcept {
   return s == TaskState::Waiting ? "waiting" : s == TaskState::Executing ? "executing" : "complete";

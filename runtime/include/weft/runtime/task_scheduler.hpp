@@ -100,6 +100,13 @@ class SchedulerCore {
   TaskHeader* allocate_when_all(std::size_t count) noexcept;
   void start_when_all(TaskHeader* entity);
 
+  // An event: a dependence that something outside the task-DAG completes
+  // (a graph run that ends, say), or nullptr when the pool is exhausted.
+  // Holds two references: the caller's (adopt it into a Future) and one
+  // that complete_event() drops.
+  TaskHeader* make_event() noexcept;
+  void complete_event(TaskHeader* event, std::exception_ptr error);
+
   void wait();
 
   // Memory use, for tests and benchmarks: off by default (it costs an atomic

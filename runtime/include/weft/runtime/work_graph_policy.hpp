@@ -64,6 +64,12 @@ class WorkGraphEngine {
   void run(Executor& executor, const void* functor, Call call, const std::atomic<bool>* cancel = nullptr);
   // The same with one NodeCall per node (num_nodes() of them).
   void run_calls(Executor& executor, const NodeCall* calls, const std::atomic<bool>* cancel = nullptr);
+  // Starts a run of `calls` and returns at once; the worker that finishes
+  // it calls done(context, error) (error null on success, weft::Cancelled
+  // when cancelled), after which the engine may be started again.
+  using OnDone = void (*)(void* context, std::exception_ptr error);
+  void start_calls(Executor& executor, const NodeCall* calls, const std::atomic<bool>* cancel, OnDone done,
+                   void* context);
 
   // Names for traces: one interned name per node (intern_trace_name), or
   // empty for "node".
@@ -91,6 +97,10 @@ class WorkGraphEngine {
 
   void execute_run(Executor& executor, const void* functor, Call call, const NodeCall* calls,
                    const std::atomic<bool>* cancel);
+  // Sets a run up and submits its roots; false for an empty graph (nothing submitted).
+  bool begin(Executor& executor, const void* functor, Call call, const NodeCall* calls,
+             const std::atomic<bool>* cancel, OnDone done, void* context);
+  std::exception_ptr finish_run() noexcept;  // the run's error (or Cancelled); frees the engine
   static void invoke_node(Job& job, WorkerContext& worker);
   static void invoke_seed(Job& job, WorkerContext& worker);
   template <bool Traced>
@@ -125,6 +135,8 @@ class WorkGraphEngine {
   const void* functor_ = nullptr;
   Call call_ = nullptr;
   const NodeCall* node_calls_ = nullptr;
+  OnDone on_done_ = nullptr;
+  void* on_done_context_ = nullptr;
   const std::atomic<bool>* cancel_ = nullptr;
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
