@@ -85,6 +85,18 @@ TEST_CASE("Graph.listing5_runs_in_dependence_order.virtual_devices") {
   CHECK(log.size() == 5 * 5);
 }
 
+TEST_CASE("Graph.runs_on_several_executors_one_after_another") {
+  std::atomic<int> ran{0};
+  weft::Graph g;
+  for (int i = 0; i < 20; ++i) g.emplace([&] { ran.fetch_add(1); });
+  g.then([&] { ran.fetch_add(1); });
+  for (int workers : {1, 3, 2}) {
+    weft::Executor executor(cpu(workers));
+    executor.run_n(g, 2).wait().get();
+  }
+  CHECK(ran.load() == 3 * 2 * 21);
+}
+
 TEST_CASE("Graph.gpu_nodes_need_gpu_workers") {
   std::vector<std::string> log;
   std::mutex m;
