@@ -37,8 +37,9 @@
 // one instance at a time; the run's future must not outlive the executor.
 // Lowering reports a cycle (from add_edge) by node names, and then nothing
 // runs. A node's exception stops nodes not yet started and is rethrown by the
-// run's future; Future::cancel() does the same with weft::Cancelled. Waiting for a run from inside a node is allowed: the
-// worker keeps running other jobs meanwhile.
+// run's future; Future::cancel() does the same with weft::Cancelled.
+// Waiting for a run from inside a node is allowed: the worker keeps running
+// other jobs meanwhile.
 //
 // JSON: to_json() / Graph::from_json() (schema in docs/graph-json.md). A
 // graph loaded from JSON has no callables (they are not serialised): it can
