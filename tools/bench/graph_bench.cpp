@@ -18,6 +18,7 @@
 // untimed verification run each, sequence numbers) prove afterwards that each
 // node ran exactly once per run and after its predecessors.
 #include "bench.hpp"
+#include "dag_probe.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -107,56 +108,7 @@ Shape make_shape(ShapeKind kind, const Options& opt) {
 
 // What every node of both variants runs: a visit count per node and, only in
 // a verification run, a sequence number from one shared atomic counter.
-class Probe {
- public:
-  explicit Probe(int n) : visits_(static_cast<std::size_t>(n)), order_(static_cast<std::size_t>(n)) {}
-
-  void operator()(int i) {
-    weft::bench::do_not_optimize(i);
-    ++visits_[static_cast<std::size_t>(i)];
-    if (record_order_) order_[static_cast<std::size_t>(i)] = next_.fetch_add(1, std::memory_order_relaxed);
-  }
-
-  // Called between runs only; the runtime's start and wait publish it.
-  void reset(bool record_order) {
-    std::fill(visits_.begin(), visits_.end(), 0);
-    std::fill(order_.begin(), order_.end(), -1);
-    next_.store(0, std::memory_order_relaxed);
-    record_order_ = record_order;
-  }
-
-  // Every node ran `runs` times; after a verification run, every node also
-  // took its sequence number after each of its predecessors (the relaxed
-  // fetch_adds of one atomic follow one order that agrees with the
-  // happens-before the runtime's dependence synchronisation provides).
-  void check(const Shape& s, const char* variant, int runs) const {
-    for (int i = 0; i < s.n; ++i) {
-      const int v = visits_[static_cast<std::size_t>(i)];
-      if (v != runs) {
-        fail(std::string(s.name) + ": " + variant + " ran node " + std::to_string(i) + " " +
-             std::to_string(v) + " times in " + std::to_string(runs) + " runs, expected " +
-             std::to_string(runs));
-      }
-    }
-    if (!record_order_) return;
-    for (int i = 0; i < s.n; ++i) {
-      s.for_each_successor(i, [&](int j) {
-        const auto before = order_[static_cast<std::size_t>(i)], after = order_[static_cast<std::size_t>(j)];
-        if (before >= after) {
-          fail(std::string(s.name) + ": " + variant + " ran node " + std::to_string(j) + " (sequence " +
-               std::to_string(after) + ") before its predecessor " + std::to_string(i) + " (sequence " +
-               std::to_string(before) + ")");
-        }
-      });
-    }
-  }
-
- private:
-  std::vector<int> visits_;
-  std::vector<std::int64_t> order_;
-  std::atomic<std::int64_t> next_{0};
-  bool record_order_ = false;
-};
+using Probe = weft::bench::DagProbe<Shape>;
 
 // ---- building ------------------------------------------------------------------
 
@@ -229,7 +181,7 @@ void run_shape(ShapeKind kind, const Options& opt, Reporter& out) {
   }
 
   // Build: best of `reps`; every build but the last is destroyed untimed.
-  Probe raw_probe(s.n), graph_probe(s.n);
+  Probe raw_probe("graph", s.n), graph_probe("graph", s.n);
   double raw_build = std::numeric_limits<double>::infinity();
   std::unique_ptr<RawDag> raw;
   for (int r = 0; r < reps; ++r) {

@@ -12,6 +12,7 @@
 // untimed verification run per variant, sequence numbers) prove afterwards
 // that each task ran exactly once and after its predecessors.
 #include "bench.hpp"
+#include "dag_probe.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -46,11 +47,6 @@ using weft::bench::Reporter;
 inline void task_body(int i) {
   weft::bench::do_not_optimize(i);
   weft::bench::clobber_memory();
-}
-
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "work_dag: %s\n", message.c_str());
-  std::exit(1);
 }
 
 enum class ShapeKind { chain, independent, wavefront };
@@ -109,57 +105,7 @@ Shape make_shape(ShapeKind kind, const Options& opt) {
 // What every task of every variant runs. Visits are counted in every run;
 // the sequence number (one atomic counter shared by all tasks) is recorded
 // only in the untimed verification run.
-class Probe {
- public:
-  explicit Probe(int n) : visits_(static_cast<std::size_t>(n)), order_(static_cast<std::size_t>(n)) {}
-
-  void operator()(int i) {
-    task_body(i);
-    ++visits_[static_cast<std::size_t>(i)];
-    if (record_order_) order_[static_cast<std::size_t>(i)] = next_.fetch_add(1, std::memory_order_relaxed);
-  }
-
-  // Called between runs only; the runtimes' start and wait publish it.
-  void reset(bool record_order) {
-    std::fill(visits_.begin(), visits_.end(), 0);
-    std::fill(order_.begin(), order_.end(), -1);
-    next_.store(0, std::memory_order_relaxed);
-    record_order_ = record_order;
-  }
-
-  // Every task ran `runs` times; after a verification run, every node also
-  // took its sequence number after each of its predecessors. The relaxed
-  // fetch_add is enough: read-modify-writes of one atomic follow one order
-  // that agrees with happens-before, which the runtime's dependence
-  // synchronisation must provide.
-  void check(const Shape& s, const char* variant, int runs) const {
-    for (int i = 0; i < s.n; ++i) {
-      const int v = visits_[static_cast<std::size_t>(i)];
-      if (v != runs) {
-        fail(std::string(s.name) + ": " + variant + " ran task " + std::to_string(i) + " " +
-             std::to_string(v) + " times in " + std::to_string(runs) + " runs, expected " +
-             std::to_string(runs));
-      }
-    }
-    if (!record_order_) return;
-    for (int i = 0; i < s.n; ++i) {
-      s.for_each_successor(i, [&](int j) {
-        const auto before = order_[static_cast<std::size_t>(i)], after = order_[static_cast<std::size_t>(j)];
-        if (before >= after) {
-          fail(std::string(s.name) + ": " + variant + " ran task " + std::to_string(j) + " (sequence " +
-               std::to_string(after) + ") before its predecessor " + std::to_string(i) + " (sequence " +
-               std::to_string(before) + ")");
-        }
-      });
-    }
-  }
-
- private:
-  std::vector<int> visits_;
-  std::vector<std::int64_t> order_;
-  std::atomic<std::int64_t> next_{0};
-  bool record_order_ = false;
-};
+using Probe = weft::bench::DagProbe<Shape>;
 
 // One verification run (which also warms up), then the best of the timed
 // runs in seconds; checks both.
@@ -339,7 +285,7 @@ double time_omp(const Shape& s, const Options& opt, Probe& probe) {
 
 void run_shape(ShapeKind kind, const Options& opt, Reporter& out) {
   const Shape s = make_shape(kind, opt);
-  Probe probe(s.n);
+  Probe probe("work_dag", s.n);
   // One runtime at a time: each one's threads are gone or idle while the next runs.
   const WeftResult weft = time_weft(s, opt, probe);
   const TbbResult tbb = time_tbb(s, opt, probe);
