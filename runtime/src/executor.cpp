@@ -369,7 +369,6 @@ std::vector<WorkerStats> Executor::stats() const {
     s.failed_steals = w->failed_steals_.get();
     s.sleeps = w->sleeps_.get();
     s.core = w->core_.load(std::memory_order_relaxed);
-    s.pinned = s.core >= 0;
     out.push_back(s);
   }
   return out;

@@ -85,7 +85,7 @@ void SchedulerCore::count(WorkerContext* worker, std::int32_t delta) noexcept {
   word.store((version << 32) | net, std::memory_order_release);
 }
 
-bool SchedulerCore::read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept {
+void SchedulerCore::read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept {
   sum = 0;
   version_sum = 0;
   const int n = executor_.worker_count();
@@ -95,7 +95,6 @@ bool SchedulerCore::read_counts(std::uint32_t& sum, std::uint64_t& version_sum) 
     sum += static_cast<std::uint32_t>(word);
     version_sum += word >> 32;  // versions only grow: equal sums mean no shard changed
   }
-  return true;
 }
 
 bool SchedulerCore::all_complete() const noexcept {

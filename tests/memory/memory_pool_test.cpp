@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../test_support.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -16,16 +18,7 @@ namespace {
 
 using Pool = weft::MemoryPool<weft::HostSpace>;
 
-// The message of the std::invalid_argument that `f` throws ("" if none).
-template <class F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+using weft::test::invalid_argument_message;
 
 }  // namespace
 

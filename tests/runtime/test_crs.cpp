@@ -3,23 +3,12 @@
 
 #include <doctest/doctest.h>
 
+#include "../test_support.hpp"
+
 #include <stdexcept>
 #include <string>
 
-namespace {
-
-// Runs f and returns the std::invalid_argument message it threw ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using weft::test::invalid_argument_message;
 
 TEST_CASE("Crs.transpose_reverses_every_edge") {
   weft::Crs<int> dag;  // 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3
@@ -49,23 +38,25 @@ TEST_CASE("Crs.transpose_of_empty_graph") {
 TEST_CASE("Crs.malformed_input_is_named") {
   weft::Crs<int> g;
   g.row_map = {1, 1};
-  CHECK(error_of([&] { weft::validate_crs(g); }).find("row_map[0] must be 0") != std::string::npos);
+  CHECK(invalid_argument_message([&] { weft::validate_crs(g); }).find("row_map[0] must be 0") !=
+        std::string::npos);
 
   g.row_map = {0, 2, 1};
   g.entries = {0};
-  CHECK(error_of([&] { weft::validate_crs(g); }).find("not monotone") != std::string::npos);
+  CHECK(invalid_argument_message([&] { weft::validate_crs(g); }).find("not monotone") != std::string::npos);
 
   g.row_map = {0, 1, 2};
   g.entries = {1};
-  CHECK(error_of([&] { weft::validate_crs(g); }).find("sizes disagree") != std::string::npos);
+  CHECK(invalid_argument_message([&] { weft::validate_crs(g); }).find("sizes disagree") != std::string::npos);
 
   g.row_map = {0, 1, 1};
   g.entries = {7};
-  const std::string msg = error_of([&] { weft::validate_crs(g, "WorkGraphPolicy"); });
+  const std::string msg = invalid_argument_message([&] { weft::validate_crs(g, "WorkGraphPolicy"); });
   CHECK(msg.find("WorkGraphPolicy") == 0);
   CHECK(msg.find("is 7, outside [0, 2)") != std::string::npos);
 
   g.row_map.clear();
   g.entries = {0};
-  CHECK(error_of([&] { weft::validate_crs(g); }).find("row_map is empty") != std::string::npos);
+  CHECK(invalid_argument_message([&] { weft::validate_crs(g); }).find("row_map is empty") !=
+        std::string::npos);
 }

@@ -2,16 +2,20 @@
 // strategies, task groups, exceptions, sleeping and waking, statistics.
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/task_group.hpp>
+#include <weft/runtime/topology.hpp>
 
 #include <doctest/doctest.h>
 
+#include <sched.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -133,17 +137,29 @@ TEST_CASE("Executor.every_steal_strategy_runs_everything.3threads") {
   CHECK_THROWS_AS(weft::steal_strategy_from_string("nearest"), std::invalid_argument);
 }
 
-TEST_CASE("Executor.pinned_workers_report_their_core") {
+TEST_CASE("Executor.pinned_workers_run_on_their_core") {
   weft::ExecutorConfig cfg = cpu_only(2);
   cfg.pin_threads = true;
   weft::Executor executor(cfg);
+  // Each worker notes the CPU it runs on; a pinned one must be on its core.
+  std::vector<std::atomic<int>> cpu_seen(2);
+  for (auto& c : cpu_seen) c = -1;
   weft::TaskGroup group(executor);
-  group.run([] {});
-  group.wait();
-  for (const weft::WorkerStats& s : executor.stats()) {
-    // Pinning may be refused (a restricted container); then the worker says so.
-    CHECK(s.pinned == (s.core >= 0));
+  for (int i = 0; i < 200; ++i) {
+    group.run([&] { cpu_seen[static_cast<std::size_t>(executor.this_worker()->index())] = sched_getcpu(); });
   }
+  group.wait();
+  const weft::Topology& topo = weft::Topology::system();
+  int pinned = 0;
+  for (const weft::WorkerStats& s : executor.stats()) {
+    const int cpu = cpu_seen[static_cast<std::size_t>(s.worker)].load();
+    if (s.core < 0 || cpu < 0) continue;  // unpinned (refused, with a warning) or never ran a job
+    ++pinned;
+    const std::vector<int>& allowed = topo.cores()[static_cast<std::size_t>(s.core)].os_cpus;
+    CHECK_MESSAGE(std::find(allowed.begin(), allowed.end(), cpu) != allowed.end(),
+                  "worker " << s.worker << " pinned to core " << s.core << " ran on CPU " << cpu);
+  }
+  MESSAGE(pinned << " worker(s) checked on their pinned core");
 }
 
 TEST_CASE("Executor.task_group_rethrows_the_first_exception.2threads") {

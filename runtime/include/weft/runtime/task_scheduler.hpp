@@ -138,7 +138,7 @@ class SchedulerCore {
     std::atomic<std::uint64_t> word{0};
   };
   void count(WorkerContext* worker, std::int32_t delta) noexcept;
-  bool read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept;
+  void read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept;
 
   void schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker);
   void push_ready(TaskHeader* task, WorkerContext* worker);

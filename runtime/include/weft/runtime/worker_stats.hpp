@@ -19,8 +19,7 @@ struct WorkerStats {
   unsigned long long steals = 0;         // jobs it took from another worker's deque
   unsigned long long failed_steals = 0;  // steal attempts that found nothing
   unsigned long long sleeps = 0;         // times it went to sleep for lack of work
-  bool pinned = false;                   // bound to a core through hwloc
-  int core = -1;                         // the core it was pinned to (-1: none)
+  int core = -1;                         // the core it is pinned to through hwloc (-1: unpinned)
 };
 
 // A counter one thread writes and any thread may read: relaxed load+store
