@@ -18,6 +18,7 @@ Graph::Graph(const Graph& other)
       last_level_(other.last_level_),
       last_added_(other.last_added_),
       predicate_(other.predicate_),
+      padding_readers_(other.padding_readers_),
       conditional_(other.conditional_) {}
 
 Graph& Graph::operator=(const Graph& other) {
@@ -140,6 +141,107 @@ Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
     last_level_.insert(last_level_.end(), added_last.begin(), added_last.end());
   }
   last_added_ = added_all;
+  changed();
+  return *this;
+}
+
+Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool after_last) {
+  const std::string where = std::string("Graph::") + (after_last ? "then_" : "") + op.operation;
+  if (op.tensors.empty()) throw std::invalid_argument(where + ": needs a Tensor argument");
+  const detail::TensorUse& first = op.tensors.front();
+  for (std::size_t k = 1; k < op.tensors.size(); ++k) {
+    if (op.tensors[k].shape != first.shape) {
+      throw std::invalid_argument(where + ": tensor argument " + std::to_string(k + 1) + " (" +
+                                  op.tensors[k].description + ") is not split like tensor argument 1 (" +
+                                  first.description + "); the tensors of one operation need the same blocks");
+    }
+  }
+  const auto blocks = static_cast<int>(first.blocks);
+  const std::vector<NodeId> level_before = after_last ? last_level_ : previous_level_;
+  // A node on block b waits for the level before's nodes on block b and for
+  // those that are not tied to a block of an operation split like this one.
+  const auto predecessors_of = [&](int block) {
+    std::vector<NodeId> out;
+    for (NodeId p : level_before) {
+      const GraphNode& n = nodes_[static_cast<std::size_t>(p)];
+      if (n.partition < 0 || n.partitions != blocks || n.partition == block) out.push_back(p);
+    }
+    return out;
+  };
+  const auto merged = [](std::vector<NodeId> a, const std::vector<NodeId>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    return a;
+  };
+  const auto block_index = [](int b) { return static_cast<std::size_t>(b); };
+
+  // Padding copies (Figures 7 and 9): one node per neighbouring pair. A copy
+  // reads `from` and writes `to`'s padding, so it follows what came before on
+  // both blocks.
+  std::vector<std::vector<NodeId>> waits(block_index(blocks));  // extra predecessors of each block's node
+  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> new_readers;
+  for (const detail::TensorUse& use : op.tensors) {
+    if (!use.copy_padding) continue;
+    for (int to = 0; to < blocks; ++to) {
+      for (std::size_t from : use.padding_sources(block_index(to))) {
+        GraphNode node;
+        node.kind = NodeKind::Copy;
+        node.execution = kind;
+        node.partition = static_cast<int>(from);
+        node.partitions = blocks;
+        node.device = use.devices[from];
+        node.work = arena_->adopt(NodeWork::make(
+            [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); }));
+        const NodeId id =
+            append(std::move(node), merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)));
+        waits[block_index(to)].push_back(id);  // into to's padding: to's kernel reads it
+        if (use.access == PaddedAccess::Exclusive)
+          waits[from].push_back(id);  // from's kernel overwrites what it reads
+        new_readers[{use.id, from}].push_back(id);
+      }
+    }
+  }
+
+  // The per-block nodes.
+  std::vector<NodeId> added;
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<NodeId> before = merged(predecessors_of(b), waits[block_index(b)]);
+    for (const detail::TensorUse& use : op.tensors) {
+      // Earlier copies still reading this block must finish before it changes.
+      auto it = padding_readers_.find({use.id, block_index(b)});
+      if (it == padding_readers_.end()) continue;
+      before = merged(std::move(before), it->second);
+      if (after_last) padding_readers_.erase(it);  // later nodes on b follow this one
+    }
+    GraphNode node;
+    node.kind = op.kind;
+    node.execution = kind;
+    node.partition = b;
+    node.partitions = blocks;
+    node.device = first.devices[block_index(b)];
+    node.work = arena_->adopt(std::move(op.works[block_index(b)]));
+    added.push_back(append(std::move(node), before));
+  }
+  for (auto& [key, readers] : new_readers) {
+    std::vector<NodeId>& pending = padding_readers_[key];
+    pending.insert(pending.end(), readers.begin(), readers.end());
+  }
+  std::vector<NodeId> level = added;
+  if (op.finish) {
+    GraphNode node;
+    node.kind = NodeKind::Reduce;
+    node.execution = kind;
+    node.work = arena_->adopt(std::move(op.finish));
+    level.push_back(append(std::move(node), added));
+  }
+  if (after_last) {
+    previous_level_ = last_level_;
+    last_level_ = level;
+  } else {
+    last_level_.insert(last_level_.end(), level.begin(), level.end());
+  }
+  last_added_ = added;
   changed();
   return *this;
 }

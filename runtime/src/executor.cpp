@@ -186,6 +186,8 @@ void Executor::submit_to_inbox(Job* job, Domain domain) {
   wake_for(domain);
 }
 
+WorkerContext* Executor::current_worker() noexcept { return tls_worker; }
+
 WorkerContext* Executor::this_worker() const noexcept {
   return tls_worker != nullptr && tls_worker->executor_ == this ? tls_worker : nullptr;
 }

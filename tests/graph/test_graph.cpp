@@ -12,17 +12,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "../executor_configs.hpp"
 
 namespace {
-
-weft::ExecutorConfig cpu(int workers, int virtual_devices = 0) {
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = workers;
-  cfg.virtual_devices = virtual_devices;
-  cfg.use_cuda = false;
-  if (virtual_devices == 0) cfg.gpu_workers = 0;
-  return cfg;
-}
 
 std::set<std::pair<int, int>> edge_set(const nlohmann::json& doc) {
   std::set<std::pair<int, int>> out;
@@ -73,7 +65,7 @@ TEST_CASE("Graph.listing5_runs_in_dependence_order.virtual_devices") {
   std::vector<std::string> log;
   std::mutex m;
   weft::Graph g = listing5(log, m);
-  weft::Executor executor(cpu(2, /*virtual_devices=*/1));
+  weft::Executor executor(weft::test::with_virtual_devices(2, /*virtual_devices=*/1));
   for (int run = 0; run < 3; ++run) {
     log.clear();
     executor.run(g).wait().get();
@@ -91,7 +83,7 @@ TEST_CASE("Graph.runs_on_several_executors_one_after_another") {
   for (int i = 0; i < 20; ++i) g.emplace([&] { ran.fetch_add(1); });
   g.then([&] { ran.fetch_add(1); });
   for (int workers : {1, 3, 2}) {
-    weft::Executor executor(cpu(workers));
+    weft::Executor executor(weft::test::cpu_only(workers));
     executor.run_n(g, 2).wait().get();
   }
   CHECK(ran.load() == 3 * 2 * 21);
@@ -101,7 +93,7 @@ TEST_CASE("Graph.gpu_nodes_need_gpu_workers") {
   std::vector<std::string> log;
   std::mutex m;
   weft::Graph g = listing5(log, m);
-  weft::Executor executor(cpu(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   CHECK_THROWS_WITH_AS(executor.run(g).wait().get(), doctest::Contains("GPU-priority workers"),
                        std::logic_error);
 }
@@ -126,7 +118,7 @@ TEST_CASE("Graph.listing9_conditional_loop_runs_until_the_predicate_stops") {
   CHECK(doc["nodes"][1]["kind"] == "subgraph");
   CHECK(map_reduce.to_json()["nodes"][2]["kind"] == "conditional");
   CHECK(map_reduce.to_json()["graph"]["conditional"] == true);
-  weft::Executor executor(cpu(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   executor.run(init).wait().get();
   CHECK(iterations == 4);
   CHECK(x == 0);
@@ -170,7 +162,7 @@ TEST_CASE("Graph.sync_waits_for_everything") {
   g.then([&] { done.fetch_add(1); });
   g.sync([&] { seen = done.load(); }).named("sync");
   CHECK(g.node(*g.find("sync")).kind == weft::NodeKind::Sync);
-  weft::Executor executor(cpu(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   executor.run(g).wait().get();
   CHECK(seen == 9);
 }
@@ -189,7 +181,7 @@ TEST_CASE("Graph.extra_edges_and_cycles_by_name") {
   g.add_edge("log", "solve");
   bool ran = false;
   g.then([&] { ran = true; });
-  weft::Executor executor(cpu(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   CHECK_THROWS_WITH_AS(executor.run(g), doctest::Contains("cycle"), std::invalid_argument);
   try {
     g.validate();
@@ -206,7 +198,7 @@ TEST_CASE("Graph.exception_in_a_node_reaches_the_future_and_skips_the_rest") {
   weft::Graph g;
   g.emplace([] { throw std::runtime_error("node failed"); });
   g.then([&] { after.fetch_add(1); });
-  weft::Executor executor(cpu(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   weft::Future<> f = executor.run(g);
   CHECK_THROWS_WITH_AS(f.wait().get(), "node failed", std::runtime_error);
   CHECK(after.load() == 0);
@@ -221,7 +213,7 @@ TEST_CASE("Graph.run_until_and_cancel") {
   std::atomic<int> runs{0};
   weft::Graph g;
   g.emplace([&] { runs.fetch_add(1); });
-  weft::Executor executor(cpu(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   executor.run_until(g, [&] { return runs.load() >= 5; }).wait().get();
   CHECK(runs.load() == 5);
 
@@ -247,7 +239,7 @@ TEST_CASE("Graph.running_a_graph_inside_a_node_never_deadlocks.1thread") {
   std::atomic<int> inner_runs{0};
   weft::Graph inner;
   for (int i = 0; i < 10; ++i) inner.emplace([&] { inner_runs.fetch_add(1); });
-  weft::Executor executor(cpu(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   weft::Graph outer;
   outer.emplace([&] { executor.run(inner).wait().get(); });  // the only worker waits here and runs inner
   outer.then([&] { executor.run_n(inner, 2).wait().get(); });
@@ -290,7 +282,7 @@ TEST_CASE("Graph.loaded_graphs_can_be_inspected_not_run") {
   g.emplace([] {}).named("only");
   const weft::Graph back = weft::Graph::from_json(g.to_json());
   CHECK(back.find("only") == 0);
-  weft::Executor executor(cpu(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   weft::Graph copy = back;
   CHECK_THROWS_WITH_AS(executor.run(copy), doctest::Contains("no callable"), std::logic_error);
 }

@@ -16,15 +16,9 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
+#include "../executor_configs.hpp"
 
 namespace {
-
-weft::ExecutorConfig cpu_only(int n) {
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = n;
-  cfg.gpu_workers = 0;
-  return cfg;
-}
 
 double process_cpu_seconds() {
   rusage usage{};
@@ -99,7 +93,7 @@ TEST_CASE("Executor.cpu_job_hands_gpu_work_to_gpu_workers.virtual_devices") {
 }
 
 TEST_CASE("Executor.gpu_job_without_gpu_workers_is_refused") {
-  weft::Executor executor(cpu_only(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   weft::TaskGroup group(executor);
   CHECK_THROWS_WITH_AS(group.run([] {}, weft::Domain::Gpu), doctest::Contains("GPU-priority workers"),
                        std::logic_error);
@@ -111,7 +105,7 @@ TEST_CASE("Executor.every_steal_strategy_runs_everything.3threads") {
   for (auto strategy :
        {weft::StealStrategy::round_robin, weft::StealStrategy::random, weft::StealStrategy::topological}) {
     CAPTURE(weft::to_string(strategy));
-    weft::ExecutorConfig cfg = cpu_only(3);
+    weft::ExecutorConfig cfg = weft::test::cpu_only(3);
     cfg.steal_strategy = strategy;
     cfg.steal_attempts = 2;
     weft::Executor executor(cfg);
@@ -138,7 +132,7 @@ TEST_CASE("Executor.every_steal_strategy_runs_everything.3threads") {
 }
 
 TEST_CASE("Executor.pinned_workers_run_on_their_core") {
-  weft::ExecutorConfig cfg = cpu_only(2);
+  weft::ExecutorConfig cfg = weft::test::cpu_only(2);
   cfg.pin_threads = true;
   weft::Executor executor(cfg);
   // Each worker notes the CPU it runs on; a pinned one must be on its core.
@@ -163,7 +157,7 @@ TEST_CASE("Executor.pinned_workers_run_on_their_core") {
 }
 
 TEST_CASE("Executor.task_group_rethrows_the_first_exception.2threads") {
-  weft::Executor executor(cpu_only(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   weft::TaskGroup group(executor);
   std::atomic<int> ran{0};
   for (int i = 0; i < 100; ++i) {
@@ -180,7 +174,7 @@ TEST_CASE("Executor.task_group_rethrows_the_first_exception.2threads") {
 }
 
 TEST_CASE("Executor.idle_workers_sleep_and_wake_for_new_work") {
-  weft::Executor executor(cpu_only(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   {
     weft::TaskGroup group(executor);
     group.run([] {});
@@ -208,7 +202,7 @@ TEST_CASE("Executor.idle_workers_sleep_and_wake_for_new_work") {
 TEST_CASE("Executor.wait_for_all_and_destructor_finish_outstanding_work") {
   std::atomic<int> count{0};
   {
-    weft::Executor executor(cpu_only(2));
+    weft::Executor executor(weft::test::cpu_only(2));
     auto group = std::make_unique<weft::TaskGroup>(executor);
     for (int i = 0; i < 500; ++i) {
       group->run([&] {

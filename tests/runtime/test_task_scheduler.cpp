@@ -9,19 +9,11 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "../executor_configs.hpp"
 
 namespace {
 
 using Pool = weft::MemoryPool<weft::HostSpace>;
-
-weft::ExecutorConfig workers(int cpu, int virtual_devices = 0) {
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = cpu;
-  cfg.virtual_devices = virtual_devices;
-  cfg.use_cuda = false;
-  if (virtual_devices == 0) cfg.gpu_workers = 0;
-  return cfg;
-}
 
 long serial_fib(long n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
 
@@ -53,7 +45,7 @@ struct Fib {
 }  // namespace
 
 TEST_CASE("TaskScheduler.fibonacci_figure_3_4.0_to_25.2threads") {
-  weft::Executor executor(workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 64u << 20);
   weft::TaskScheduler sched(executor, pool);
   for (long n = 0; n <= 25; ++n) {
@@ -67,7 +59,7 @@ TEST_CASE("TaskScheduler.fibonacci_figure_3_4.0_to_25.2threads") {
 }
 
 TEST_CASE("TaskScheduler.high_priority_small_branch_lowers_the_high_water_mark.2threads") {
-  weft::Executor executor(workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 64u << 20);
   weft::TaskScheduler sched(executor, pool);
   sched.track_memory(true);
@@ -90,7 +82,7 @@ TEST_CASE("TaskScheduler.high_priority_small_branch_lowers_the_high_water_mark.2
 }
 
 TEST_CASE("TaskScheduler.ready_high_task_runs_before_regular_and_low.1thread") {
-  weft::Executor executor(workers(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
   std::mutex m;
@@ -121,7 +113,7 @@ TEST_CASE("TaskScheduler.ready_high_task_runs_before_regular_and_low.1thread") {
 }
 
 TEST_CASE("TaskScheduler.respawn_counts_to_n_and_dependents_wait.2threads") {
-  weft::Executor executor(workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
   struct Counter {
@@ -147,7 +139,7 @@ TEST_CASE("TaskScheduler.respawn_counts_to_n_and_dependents_wait.2threads") {
 }
 
 TEST_CASE("TaskScheduler.when_all_over_arrays_generators_and_nested.2threads") {
-  weft::Executor executor(workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 4u << 20);
   weft::TaskScheduler sched(executor, pool);
   std::atomic<int> done{0};
@@ -191,7 +183,7 @@ TEST_CASE("TaskScheduler.when_all_over_arrays_generators_and_nested.2threads") {
 }
 
 TEST_CASE("TaskScheduler.future_semantics") {
-  weft::Executor executor(workers(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
   weft::Future<long> null_future;
@@ -224,7 +216,7 @@ TEST_CASE("TaskScheduler.future_semantics") {
 }
 
 TEST_CASE("TaskScheduler.exceptions_propagate_to_get_wait_and_dependents.2threads") {
-  weft::Executor executor(workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
   struct Thrower {
@@ -253,7 +245,7 @@ TEST_CASE("TaskScheduler.exceptions_propagate_to_get_wait_and_dependents.2thread
 }
 
 TEST_CASE("TaskScheduler.misuse_is_reported") {
-  weft::Executor executor(workers(1));
+  weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
   struct NotMine {
@@ -289,7 +281,7 @@ TEST_CASE("TaskScheduler.misuse_is_reported") {
 }
 
 TEST_CASE("TaskScheduler.gpu_domain_tasks_run_on_gpu_workers.virtual_devices") {
-  weft::Executor executor(workers(2, /*virtual_devices=*/2));
+  weft::Executor executor(weft::test::with_virtual_devices(2, /*virtual_devices=*/2));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
   std::atomic<int> wrong{0};
@@ -311,7 +303,7 @@ TEST_CASE("TaskScheduler.gpu_domain_tasks_run_on_gpu_workers.virtual_devices") {
 }
 
 TEST_CASE("TaskScheduler.pool_exhaustion_returns_null_and_recovers.2threads") {
-  weft::Executor executor(workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   // Room for about 32 Fib tasks: fib(20) needs more live at once.
   Pool pool(weft::HostSpace{}, 8192, 64, 1024, 4096);
   weft::TaskScheduler sched(executor, pool);

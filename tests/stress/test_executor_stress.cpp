@@ -10,22 +10,14 @@
 #include <thread>
 #include <vector>
 
+#include "../executor_configs.hpp"
 #include "../runtime/dag_shapes.hpp"
 #include "stress_scale.hpp"
 
-namespace {
-
-weft::ExecutorConfig cpu_workers(int n) {
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = n;
-  cfg.gpu_workers = 0;
-  return cfg;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("Executor.stress.million_tiny_jobs.2threads") {
-  weft::Executor executor(cpu_workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   const long jobs = weft::test::scaled(1'000'000, 10);
   std::atomic<long> count{0};
   weft::TaskGroup group(executor);
@@ -35,7 +27,7 @@ TEST_CASE("Executor.stress.million_tiny_jobs.2threads") {
 }
 
 TEST_CASE("Executor.stress.jobs_submitting_jobs.4threads") {
-  weft::Executor executor(cpu_workers(4));
+  weft::Executor executor(weft::test::cpu_only(4));
   weft::TaskGroup group(executor);
   std::atomic<long> leaves{0};
   // A binary tree of depth d spawned from inside jobs: 2^d leaves.
@@ -59,7 +51,7 @@ TEST_CASE("Executor.stress.jobs_submitting_jobs.4threads") {
 }
 
 TEST_CASE("Executor.stress.external_submission_from_4_threads.2threads") {
-  weft::Executor executor(cpu_workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   const long per_thread = weft::test::scaled(100'000, 10);
   std::atomic<long> count{0};
   weft::TaskGroup group(executor);
@@ -77,7 +69,7 @@ TEST_CASE("Executor.stress.external_submission_from_4_threads.2threads") {
 TEST_CASE("Executor.stress.bursts_after_sleep.2threads") {
   // Work arrives in small bursts separated by pauses long enough for the
   // workers to go to sleep: every burst must still run (no lost wake-up).
-  weft::Executor executor(cpu_workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   std::atomic<long> count{0};
   const int bursts = weft::test::under_tsan ? 50 : 200;
   for (int b = 0; b < bursts; ++b) {
@@ -91,7 +83,7 @@ TEST_CASE("Executor.stress.bursts_after_sleep.2threads") {
 
 TEST_CASE("WorkGraph.stress.random_dags.2-3threads") {
   for (int threads : {2, 3}) {
-    weft::Executor executor(cpu_workers(threads));
+    weft::Executor executor(weft::test::cpu_only(threads));
     for (std::uint32_t seed = 100; seed < 110; ++seed) {
       const int n = static_cast<int>(weft::test::scaled(20'000, 4));
       const weft::Crs<int> dag = weft::test::random_dag(n, 3, seed);
@@ -122,7 +114,7 @@ TEST_CASE("WorkGraph.stress.wavefront_with_plain_data.2threads") {
   // Each cell reads its two predecessors' plain (non-atomic) values: any
   // missing happens-before edge is a data race TSan reports.
   const int side = weft::test::under_tsan ? 128 : 512;
-  weft::Executor executor(cpu_workers(2));
+  weft::Executor executor(weft::test::cpu_only(2));
   weft::WorkGraphPolicy<int> policy(weft::test::wavefront(side, side));
   std::vector<long> cell(static_cast<std::size_t>(side) * side, 0);
   weft::parallel_for(executor, policy, [&](int id) {

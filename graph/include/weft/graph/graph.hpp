@@ -48,10 +48,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -60,8 +62,13 @@
 
 #include <weft/graph/node_kind.hpp>
 #include <weft/graph/node_work.hpp>
+#include <weft/graph/partitioned_op.hpp>
+#include <weft/graph/tensor_access.hpp>
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/future.hpp>
+#include <weft/views/block_kernel.hpp>
+#include <weft/views/reducers.hpp>
+#include <weft/views/reduction_result.hpp>
 #include <weft/views/views.hpp>
 
 namespace weft {
@@ -85,6 +92,7 @@ struct GraphNode {
   ExecutionKind execution = ExecutionKind::Cpu;
   int device = -1;                        // the device its partition lives on (-1: none)
   int partition = -1;                     // the tensor partition it works on (-1: none)
+  int partitions = 0;                     // how many partitions its operation has (0: none; not in JSON)
   NodeWork work;                          // empty for nodes loaded from JSON and for Conditional nodes
   std::shared_ptr<const Graph> subgraph;  // Subgraph nodes: the graph they run
 };
@@ -151,6 +159,55 @@ class Graph {
     return add_sync(NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...));
   }
 
+  // ---- tensor operations (Ripple section 5.3.3) ----
+  // split(kernel, args...): one node per block of the tensors among args (a
+  // Tensor, or a Tensor wrapped in a padded-access modifier), beside the
+  // last level like emplace(). The kernel runs once per interior cell of its
+  // block with an iterator for each tensor argument and the other arguments
+  // as they are. then_split: the same, after the last level. A node for
+  // block b depends on the nodes of the level before that work on block b
+  // of an operation split the same way, and on every node of that level
+  // that works on no partition (or on a tensor split differently).
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& split(F&& kernel, Args&&... args) {
+    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind_, false);
+  }
+  template <class F, class... Args>
+  Graph& split(ExecutionKind kind, F&& kernel, Args&&... args) {
+    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind, false);
+  }
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& then_split(F&& kernel, Args&&... args) {
+    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind_, true);
+  }
+  template <class F, class... Args>
+  Graph& then_split(ExecutionKind kind, F&& kernel, Args&&... args) {
+    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind, true);
+  }
+
+  // reduce(tensor, result, reducer): one Reduce node per block folds the
+  // block's interior cells into the result's slot for that block, then a
+  // finishing Reduce node joins the slots into result (Figure 4). The value
+  // of a cell is converted to R. then_reduce: after the last level.
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
+    return add_partitioned(make_reduce(tensor, result, reducer), kind_, false);
+  }
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  Graph& reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
+                Reducer reducer = {}) {
+    return add_partitioned(make_reduce(tensor, result, reducer), kind, false);
+  }
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  Graph& then_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
+    return add_partitioned(make_reduce(tensor, result, reducer), kind_, true);
+  }
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  Graph& then_reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
+                     Reducer reducer = {}) {
+    return add_partitioned(make_reduce(tensor, result, reducer), kind, true);
+  }
+
   template <class Pred>
   Graph& conditional(Pred&& pred) {
     static_assert(std::is_invocable_r_v<bool, std::decay_t<Pred>&>,
@@ -189,6 +246,51 @@ class Graph {
   Graph& add(std::vector<NodeWork> works, ExecutionKind kind, bool after_last);
   Graph& add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool after_last);
   Graph& add_subgraph(const Graph& subgraph, bool after_last);
+  Graph& add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool after_last);
+
+  template <class F, class... Args>
+  static detail::PartitionedOp make_split(F&& kernel, Args&&... args) {
+    static_assert(((is_tensor_v<Args> || is_tensor_access_v<Args>) || ...),
+                  "split() needs at least one Tensor argument (or a Tensor in a padded-access modifier)");
+    detail::PartitionedOp op;
+    (detail::collect_use(op.tensors, args), ...);
+    using State = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
+    auto state = std::make_shared<State>(std::forward<F>(kernel), std::forward<Args>(args)...);
+    for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
+      op.works.push_back(NodeWork::make(
+          [state](std::size_t block) {
+            std::apply([block](auto& f, auto&... a) { run_block_kernel(block, f, unwrap_tensor(a)...); },
+                       *state);
+          },
+          b));
+    }
+    return op;
+  }
+
+  template <class T, std::size_t D, class R, class Reducer>
+  static detail::PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result,
+                                           const Reducer& reducer) {
+    detail::PartitionedOp op;
+    op.operation = "reduce";
+    op.kind = NodeKind::Reduce;
+    op.tensors.push_back(detail::describe_use(tensor, PaddedAccess::None));
+    const std::size_t blocks = tensor.block_count();
+    result.prepare(blocks, reducer);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      op.works.push_back(NodeWork::make(
+          [tensor, result, reducer](std::size_t block) mutable {
+            R partial;
+            reducer.init(partial);
+            auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(*it)); };
+            run_block_kernel(block, fold, tensor);
+            result.partial(block) = partial;
+          },
+          b));
+    }
+    op.finish = NodeWork::make([result, reducer]() mutable { result.finish(reducer); });
+    return op;
+  }
+
   Graph& add_sync(NodeWork work);
   Graph& add_conditional(std::function<bool()> pred);
   NodeId append(GraphNode node, const std::vector<NodeId>& predecessors);
@@ -203,6 +305,10 @@ class Graph {
   std::vector<NodeId> last_level_;
   std::vector<NodeId> last_added_;   // what named() names
   std::function<bool()> predicate_;  // set by conditional(); not kept by JSON
+  // Padding-copy nodes that read block b of a tensor and that no later node
+  // on that block waits for yet (section 5.4): the next node writing the
+  // block must wait for them. Keyed by the tensor's id and the block.
+  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> padding_readers_;
   bool conditional_ = false;
   mutable std::shared_ptr<detail::Program> program_;                  // lowered form, rebuilt after changes
   std::shared_ptr<NodeArena> arena_ = std::make_shared<NodeArena>();  // this graph's node states

@@ -150,6 +150,9 @@ class Executor {
 
   // The worker running the calling thread if it belongs to this executor, else null.
   WorkerContext* this_worker() const noexcept;
+  // The worker running the calling thread, of whichever executor (null on
+  // threads that are not workers): how code inside a job finds its executor.
+  static WorkerContext* current_worker() noexcept;
 
   // Tries once to find a ready job for `worker` and runs it. For helpers that
   // wait on a worker thread; returns whether a job ran.

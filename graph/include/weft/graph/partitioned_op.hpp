@@ -1,0 +1,67 @@
+// What a tensor operation (split, then_split, reduce, then_reduce) hands to
+// the Graph: one callable per block and, for each tensor it touches, how that
+// tensor is split and how its padding is filled. Templates gather this; the
+// Graph (graph.cpp) wires nodes and edges from it without knowing types.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <weft/graph/node_kind.hpp>
+#include <weft/graph/node_work.hpp>
+#include <weft/graph/tensor_access.hpp>
+#include <weft/views/block_kernel.hpp>
+
+namespace weft::detail {
+
+struct TensorUse {
+  const void* id = nullptr;  // the tensor's shared blocks
+  PaddedAccess access = PaddedAccess::None;
+  std::size_t blocks = 0;
+  std::vector<std::size_t> shape;  // every block's extents, in block order
+  std::string description;         // for errors: "Tensor<2> (64, 64) in 4 blocks"
+  std::vector<int> devices;        // device of each block
+  std::function<std::vector<std::size_t>(std::size_t)> padding_sources;  // blocks feeding a block's padding
+  std::function<void(std::size_t from, std::size_t to)> copy_padding;
+};
+
+struct PartitionedOp {
+  const char* operation = "split";    // for errors
+  std::vector<NodeWork> works;        // one per block
+  std::vector<TensorUse> tensors;     // the first one decides the blocks and devices
+  NodeKind kind = NodeKind::Compute;  // of the per-block nodes
+  NodeWork finish;                    // reductions: the finishing node after every block's node
+};
+
+template <class T, std::size_t D>
+TensorUse describe_use(const Tensor<T, D>& tensor, PaddedAccess access) {
+  TensorUse use;
+  use.id = tensor.id();
+  use.access = access;
+  use.blocks = tensor.block_count();
+  for (std::size_t b = 0; b < use.blocks; ++b) {
+    const Extents<D>& e = tensor.block_space(b).extent;
+    use.shape.insert(use.shape.end(), e.begin(), e.end());
+    use.devices.push_back(static_cast<int>(tensor.device_of(b)));
+  }
+  use.description = "Tensor<" + std::to_string(D) + "> " + detail::format_extents(tensor.geometry().sizes()) +
+                    " in " + std::to_string(use.blocks) + " blocks";
+  if (access != PaddedAccess::None && tensor.padding() > 0) {
+    use.padding_sources = [tensor](std::size_t b) { return tensor.padding_sources(b); };
+    use.copy_padding = [tensor](std::size_t from, std::size_t to) { tensor.copy_padding(from, to); };
+  }
+  return use;
+}
+
+template <class Arg>
+void collect_use(std::vector<TensorUse>& uses, const Arg& arg) {
+  if constexpr (is_tensor_access_v<Arg>) {
+    uses.push_back(describe_use(arg.tensor, arg.access));
+  } else if constexpr (is_tensor_v<Arg>) {
+    uses.push_back(describe_use(arg, PaddedAccess::None));
+  }
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,26 @@
+// Executor configurations the suites share.
+#pragma once
+
+#include <weft/runtime/executor_config.hpp>
+
+namespace weft::test {
+
+// `workers` CPU workers and no GPU-priority workers.
+inline ExecutorConfig cpu_only(int workers) {
+  ExecutorConfig config;
+  config.cpu_workers = workers;
+  config.gpu_workers = 0;
+  config.use_cuda = false;
+  return config;
+}
+
+// `cpu` CPU workers plus GPU-priority workers for `virtual_devices` host
+// virtual devices (none when it is 0): GPU-kind work without a GPU.
+inline ExecutorConfig with_virtual_devices(int cpu, int virtual_devices) {
+  ExecutorConfig config = cpu_only(cpu);
+  config.virtual_devices = virtual_devices;
+  if (virtual_devices > 0) config.gpu_workers = -1;
+  return config;
+}
+
+}  // namespace weft::test

@@ -1,0 +1,188 @@
+// Tensors split into blocks with padding (Ripple section 4.1), their
+// iterators (5.2), and the host-side helpers a graph's nodes use.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include <weft/views/block_kernel.hpp>
+#include <weft/views/boundary_loader.hpp>
+#include <weft/views/tensor.hpp>
+#include <weft/views/unrolled_for.hpp>
+
+#include "../test_support.hpp"
+
+TEST_CASE("Tensor.listing1_splits_give_the_documented_block_sizes") {
+  weft::Tensor<double, 2> t({2, 2}, 1000, 1000);
+  CHECK(t.block_count() == 4);
+  CHECK(t.device_count() == 4);
+  for (std::size_t b = 0; b < 4; ++b) CHECK(t.block_space(b).extent == weft::Extents<2>{500, 500});
+
+  weft::Tensor<double, 2> s({2, 2}, {2, 2}, 1000, 1000);
+  CHECK(s.block_count() == 16);
+  CHECK(s.device_count() == 4);
+  for (std::size_t b = 0; b < 16; ++b) CHECK(s.block_space(b).extent == weft::Extents<2>{250, 250});
+  // Blocks count dimension 0 fastest; the 2x2 blocks of a device share it.
+  CHECK(s.device_of(0) == 0);
+  CHECK(s.device_of(1) == 0);
+  CHECK(s.device_of(2) == 1);
+  CHECK(s.device_of(4) == 0);
+  CHECK(s.device_of(8) == 2);
+  CHECK(s.device_of(15) == 3);
+}
+
+TEST_CASE("Tensor.uneven_sizes_give_the_first_blocks_one_cell_more") {
+  weft::Tensor<int, 1> x({3}, 10);
+  CHECK(x.block_space(0).extent[0] == 4);
+  CHECK(x.block_space(1).extent[0] == 3);
+  CHECK(x.block_space(2).extent[0] == 3);
+  CHECK(x.block_place(2).origin[0] == 7);
+  for (int i = 0; i < 10; ++i) x(i) = i;
+  for (int i = 0; i < 10; ++i) CHECK(x(i) == i);  // every index maps to one distinct cell
+}
+
+TEST_CASE("Tensor.padding_is_one_more_trailing_integer") {
+  weft::Tensor<double, 1> p({4}, 2, 100);
+  CHECK(p.padding() == 2);
+  CHECK(p.size(0) == 100);
+  CHECK(p.block_space(0).padded[0] == 29);
+  weft::Tensor<float, 2> q({1, 2}, {1, 2}, 1, 8, 8);
+  CHECK(q.padding() == 1);
+  CHECK(q.block_count() == 4);
+  CHECK(q.block_space(0).padded == weft::Extents<2>{10, 4});
+}
+
+TEST_CASE("Tensor.bad_shapes_and_indices_are_reported") {
+  CHECK(weft::test::invalid_argument_message([] { weft::Tensor<double, 1> t({0}, 10); }) ==
+        "Tensor: partitions (0) and sub-partitions (1) must all be at least 1");
+  CHECK(weft::test::invalid_argument_message([] {
+          weft::Tensor<double, 2> t({4, 1}, {2, 1}, 7, 3);
+        }) ==
+        "Tensor: dimension 0 has 7 cells, too few for 8 blocks (partitions (4, 1) times sub-partitions (2, "
+        "1))");
+  weft::Tensor<double, 2> t({2, 1}, 4, 8);
+  CHECK_THROWS_WITH_AS(t(4, 3), "Tensor index (4, 3) out of bounds (4, 8)", std::out_of_range);
+  CHECK_THROWS_AS(t.block_space(2), std::out_of_range);
+  CHECK_THROWS_AS((weft::Tensor<double, 1>{}.block_count()), std::logic_error);
+}
+
+TEST_CASE("Tensor.copies_share_blocks_and_elements_start_zeroed") {
+  weft::Tensor<double, 1> a({2}, 8);
+  weft::Tensor<double, 1> b = a;
+  CHECK(a(5) == 0.0);
+  b(5) = 3.5;
+  CHECK(a(5) == 3.5);
+  CHECK(a == b);
+  CHECK(a.id() == b.id());
+}
+
+TEST_CASE("Tensor.indexed_iterator_indices_and_chained_offsets") {
+  weft::Tensor<int, 2> t({2, 2}, 1, 6, 4);  // blocks of 3 x 2, one cell of padding
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 6; ++i) t(i, j) = 10 * i + j;
+  const std::size_t block = 3;  // coordinates (1, 1): global cells x 3..5, y 2..3
+  auto it = t.iterator(block, {1, 0});
+  CHECK(*it == 10 * 4 + 2);
+  CHECK(it.index(weft::dim_x) == 1);
+  CHECK(it.index(weft::dim_y) == 0);
+  CHECK(it.global_index(weft::dim_x) == 4);
+  CHECK(it.global_index(weft::dim_y) == 2);
+  CHECK(it.block(weft::dim_x) == 1);
+  CHECK(it.block(weft::dim_y) == 1);
+  CHECK(it.global_size(weft::dim_y) == 4);
+  CHECK(it.extent(weft::dim_x) == 3);
+  CHECK(*it.offset(weft::dim_x, 1) == 10 * 5 + 2);
+  CHECK(*it.offset(weft::dim_y, 1).offset(weft::dim_x, -1) == 10 * 3 + 3);
+  auto pad = it.offset(weft::dim_y, -1);  // block (1, 0)'s cell, in this block's padding
+  CHECK(pad.index(weft::dim_y) == -1);
+  CHECK_FALSE(pad.is_interior());
+  CHECK(it.is_interior());
+  CHECK(it.offset(weft::dim_y, 1).is_global_last(weft::dim_y));
+  CHECK_THROWS_AS(t.iterator(block, {0, -2}), std::out_of_range);  // beyond the padding
+}
+
+TEST_CASE("Tensor.exchange_fills_padding_from_neighbours_corners_included") {
+  weft::Tensor<int, 2> t({2, 2}, {1, 2}, 1, 8, 8);  // 2 x 4 blocks of 4 x 2
+  for (int j = 0; j < 8; ++j)
+    for (int i = 0; i < 8; ++i) t(i, j) = 100 * i + j;
+  t.exchange_padding();
+  for (std::size_t b = 0; b < t.block_count(); ++b) {
+    const weft::BlockSpace<2>& s = t.block_space(b);
+    for (std::ptrdiff_t y = -1; y <= static_cast<std::ptrdiff_t>(s.extent[1]); ++y) {
+      for (std::ptrdiff_t x = -1; x <= static_cast<std::ptrdiff_t>(s.extent[0]); ++x) {
+        auto it = t.iterator(b, {x, y});
+        const auto gx = it.global_index(0), gy = it.global_index(1);
+        const int expected = gx < 0 || gy < 0 || gx >= 8 || gy >= 8 ? 0 : static_cast<int>(100 * gx + gy);
+        CHECK(*it == expected);
+      }
+    }
+  }
+  // Block 0 (x 0..3, y 0..1) is fed by its right, upper and upper-right neighbours.
+  CHECK(t.padding_sources(0) == std::vector<std::size_t>{1, 2, 3});
+  CHECK(weft::Tensor<int, 1>({4}, 16).padding_sources(1).empty());  // no padding, no sources
+}
+
+TEST_CASE("Tensor.copy_padding_touches_only_the_destination_padding") {
+  weft::Tensor<double, 1> x({3}, 2, 12);
+  for (int i = 0; i < 12; ++i) x(i) = i + 1;
+  x.copy_padding(0, 1);
+  CHECK(*x.iterator(1, {-1}) == 4.0);
+  CHECK(*x.iterator(1, {-2}) == 3.0);
+  CHECK(*x.iterator(1, {4}) == 0.0);  // block 2 has not been copied yet
+  CHECK(*x.iterator(0, {4}) == 0.0);  // the source's own padding is untouched
+  x.copy_padding(2, 1);
+  CHECK(*x.iterator(1, {4}) == 9.0);
+  CHECK(*x.iterator(1, {5}) == 10.0);
+}
+
+TEST_CASE("Tensor.boundary_loaders_fill_only_the_outer_edges") {
+  weft::Tensor<double, 2> u({2, 1}, 2, 6, 3);
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 6; ++i) u(i, j) = i + 10.0 * j;
+  weft::load_boundaries(u, weft::FirstOrderExtrapolation{});
+  CHECK(*u.iterator(0, {-2, 1}) == 10.0);  // u(0, 1)
+  CHECK(*u.iterator(1, {4, 2}) == 25.0);   // block 1 ends at x = 5: u(5, 2)
+  CHECK(*u.iterator(0, {1, -2}) == 1.0);   // below u(1, 0)
+  CHECK(*u.iterator(1, {0, 3}) == 23.0);   // above u(3, 2)
+  CHECK(*u.iterator(0, {2, 1}) == 12.0);   // interior untouched
+  // Padding between the two blocks is not a boundary: loaders leave it.
+  CHECK(*u.iterator(0, {4, 1}) == 0.0);
+
+  weft::Tensor<int, 1> c({2}, 1, 4);
+  weft::load_boundaries(c, weft::ConstantLoader{7});
+  CHECK(*c.iterator(0, {-1}) == 7);
+  CHECK(*c.iterator(1, {2}) == 7);
+  CHECK(*c.iterator(0, {2}) == 0);  // between blocks: not loaded
+}
+
+TEST_CASE("Tensor.block_kernel_stencil_equals_a_serial_loop_listing4") {
+  constexpr int n = 40;
+  weft::Tensor<double, 2> in({2, 2}, 1, n, n);
+  weft::Tensor<double, 2> out({2, 2}, n, n);
+  std::vector<double> field(n * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) in(i, j) = field[static_cast<std::size_t>(j * n + i)] = (i * 7 + j * 3) % 11;
+  in.exchange_padding();
+  weft::load_boundaries(in, weft::ConstantLoader{0.0});
+  const auto central_differences = [](auto& it, auto& result) {
+    double sum = 0.0;
+    weft::unrolled_for<weft::iterator_traits_t<decltype(it)>::dims>(
+        [&](auto dim) { sum += *it.offset(dim, 1) - *it.offset(dim, -1); });
+    *result = sum;
+  };
+  for (std::size_t b = 0; b < in.block_count(); ++b) weft::run_block_kernel(b, central_differences, in, out);
+  const auto at = [&](int i, int j) {
+    return i < 0 || j < 0 || i >= n || j >= n ? 0.0 : field[static_cast<std::size_t>(j * n + i)];
+  };
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) CHECK(out(i, j) == at(i + 1, j) - at(i - 1, j) + at(i, j + 1) - at(i, j - 1));
+}
+
+TEST_CASE("Tensor.unrolled_for_visits_each_dimension_as_a_constant") {
+  int seen = 0;
+  weft::unrolled_for<3>([&](auto dim) {
+    static_assert(decltype(dim)::value < 3);
+    seen |= 1 << dim;
+  });
+  CHECK(seen == 7);
+}

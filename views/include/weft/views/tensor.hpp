@@ -1,0 +1,269 @@
+// Tensor<T, D>: a D-dimensional array split into blocks that live on
+// different devices (Ripple section 4.1), each block with padding around it.
+//
+//   weft::Tensor<double, 1> x({4}, 1000);              // 4 partitions of 250 cells
+//   weft::Tensor<double, 2> t({2, 2}, {2, 2}, 1000, 1000);  // 2x2 devices, 2x2 blocks on each
+//   weft::Tensor<double, 1> p({4}, 1, 1000);           // 1 cell of padding on each side
+//   weft::Tensor<double, 2> u({1, 4}, {1, 2}, 2, nx, ny);   // split along y, 2 cells of padding
+//
+// Constructors: (partitions, [sub_partitions], [padding], sizes...): the
+// number of trailing integers says whether padding is given (D + 1) or not
+// (D). Blocks, devices and uneven splits are described in tensor_geometry.hpp.
+//
+// A Tensor is a shared handle: copies refer to the same blocks, and the last
+// copy frees them (graph nodes keep copies, so a graph keeps its tensors).
+// Elements start zeroed. Element layout inside a block follows
+// element_storage<T>: an array of T for plain types, struct-of-arrays or
+// array-of-structs for polymorphic-layout types. On the host backend every
+// block is host memory and `device` is a virtual device number.
+//
+// Kernels see a block through iterators (tensor_iterator.hpp); graph
+// operations (split, reduce, the padded-access modifiers) run them per block.
+// Host-side helpers: operator() on global indices, padding exchange between
+// neighbouring blocks, boundary loading at the tensor's edges.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <weft/backends/memory_space.hpp>
+#include <weft/views/element_storage.hpp>
+#include <weft/views/tensor_geometry.hpp>
+#include <weft/views/tensor_iterator.hpp>
+
+namespace weft {
+
+template <class T, std::size_t D>
+class Tensor {
+ public:
+  using value_type = T;
+  using reference = typename element_storage<T>::reference;
+  using Iterator = IndexedIterator<T, D>;
+  static constexpr std::size_t dims = D;
+
+  Tensor() = default;
+
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(const Extents<D>& partitions, Sizes... sizes)
+      : Tensor(partitions, ones(), sizes...) {}
+
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes) {
+    const std::array<long long, sizeof...(Sizes)> given{static_cast<long long>(sizes)...};
+    for (long long v : given) {
+      if (v < 0) throw std::invalid_argument("Tensor: sizes and padding cannot be negative");
+    }
+    constexpr std::size_t first = sizeof...(Sizes) - D;  // 1 when padding leads
+    Extents<D> extents{};
+    for (std::size_t d = 0; d < D; ++d) extents[d] = static_cast<std::size_t>(given[first + d]);
+    const std::size_t padding = first == 1 ? static_cast<std::size_t>(given[0]) : 0;
+    impl_ = std::make_shared<Impl>(TensorGeometry<D>(extents, partitions, sub_partitions, padding));
+  }
+
+  bool empty() const noexcept { return impl_ == nullptr; }
+  const TensorGeometry<D>& geometry() const { return checked().geometry; }
+  std::size_t size(std::size_t dim) const { return geometry().sizes().at(dim); }
+  std::size_t padding() const { return geometry().padding(); }
+  std::size_t block_count() const { return geometry().block_count(); }
+  std::size_t device_count() const { return geometry().device_count(); }
+  std::size_t device_of(std::size_t block) const { return geometry().device_of(checked_block(block)); }
+
+  // What kernels get: a block's buffer and shape, and its place in the tensor.
+  const BlockSpace<D>& block_space(std::size_t block) const {
+    return checked().blocks[checked_block(block)].space;
+  }
+  BlockPlace<D> block_place(std::size_t block) const {
+    const TensorGeometry<D>& g = geometry();
+    return BlockPlace<D>{g.block_origin(checked_block(block)), g.sizes(), g.block_coords(block)};
+  }
+  // An iterator on cell `local` of a block (interior coordinates; negative or
+  // beyond the extent reaches into the padding, up to `padding` cells).
+  Iterator iterator(std::size_t block, const std::array<std::ptrdiff_t, D>& local) const {
+    const BlockSpace<D>& s = block_space(block);
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < D; ++d) {
+      const std::ptrdiff_t p = static_cast<std::ptrdiff_t>(s.padding);
+      if (local[d] < -p || local[d] >= static_cast<std::ptrdiff_t>(s.extent[d]) + p) {
+        throw std::out_of_range("Tensor: block " + std::to_string(block) + " has no cell " +
+                                std::to_string(local[d]) + " along dimension " + std::to_string(d) +
+                                " (interior 0.." + std::to_string(s.extent[d]) + ", padding " +
+                                std::to_string(s.padding) + ")");
+      }
+      at += static_cast<std::size_t>(local[d] + p) * s.stride[d];
+    }
+    return Iterator(s, block_place(block), at);
+  }
+
+  // The element at a global index (host side; every index is checked).
+  template <std::integral... I>
+  requires(sizeof...(I) == D) reference operator()(I... index) const {
+    const std::array<long long, D> given{static_cast<long long>(index)...};
+    const TensorGeometry<D>& g = geometry();
+    Extents<D> global{};
+    for (std::size_t d = 0; d < D; ++d) {
+      if (given[d] < 0 || static_cast<std::size_t>(given[d]) >= g.sizes()[d]) {
+        std::string at = "(";
+        for (std::size_t k = 0; k < D; ++k) at += (k ? ", " : "") + std::to_string(given[k]);
+        throw std::out_of_range("Tensor index " + at + ") out of bounds " +
+                                detail::format_extents(g.sizes()));
+      }
+      global[d] = static_cast<std::size_t>(given[d]);
+    }
+    const std::size_t block = g.block_holding(global);
+    const Extents<D> origin = g.block_origin(block);
+    const BlockSpace<D>& s = block_space(block);
+    Extents<D> local{};
+    for (std::size_t d = 0; d < D; ++d) local[d] = global[d] - origin[d];
+    return element_storage<T>::at(s.data, s.linear(local), s.count);
+  }
+
+  // Blocks whose interior overlaps `block`'s padding: where its padding comes from.
+  std::vector<std::size_t> padding_sources(std::size_t block) const {
+    std::vector<std::size_t> out;
+    if (padding() == 0) return out;
+    for (std::size_t other = 0; other < block_count(); ++other) {
+      if (other != checked_block(block) && overlap(other, block).count > 0) out.push_back(other);
+    }
+    return out;
+  }
+
+  // Copies the cells of block `from` that lie in block `to`'s padding.
+  void copy_padding(std::size_t from, std::size_t to) const {
+    const Overlap o = overlap(checked_block(from), checked_block(to));
+    if (o.count == 0) return;
+    const BlockSpace<D>& src = block_space(from);
+    const BlockSpace<D>& dst = block_space(to);
+    const Extents<D> src_origin = geometry().block_origin(from), dst_origin = geometry().block_origin(to);
+    // Walk the overlap row by row (rows run along dimension 0, contiguous in both).
+    std::array<std::ptrdiff_t, D> g = o.begin;
+    while (true) {
+      std::size_t s_at = 0, d_at = 0;
+      for (std::size_t d = 0; d < D; ++d) {
+        s_at += static_cast<std::size_t>(g[d] - static_cast<std::ptrdiff_t>(src_origin[d]) +
+                                         static_cast<std::ptrdiff_t>(src.padding)) *
+                src.stride[d];
+        d_at += static_cast<std::size_t>(g[d] - static_cast<std::ptrdiff_t>(dst_origin[d]) +
+                                         static_cast<std::ptrdiff_t>(dst.padding)) *
+                dst.stride[d];
+      }
+      element_storage<T>::copy(dst.data, d_at, dst.count, src.data, s_at, src.count,
+                               static_cast<std::size_t>(o.end[0] - o.begin[0]));
+      std::size_t d = 1;
+      for (; d < D; ++d) {
+        if (++g[d] < o.end[d]) break;
+        g[d] = o.begin[d];
+      }
+      if (d == D) break;
+    }
+  }
+
+  // Fills every block's padding from its neighbours (host side, all at once;
+  // graphs insert one copy node per pair instead).
+  void exchange_padding() const {
+    for (std::size_t to = 0; to < block_count(); ++to)
+      for (std::size_t from : padding_sources(to)) copy_padding(from, to);
+  }
+
+  // Identity of the shared blocks (graphs track memory dependences by it).
+  const void* id() const noexcept { return impl_.get(); }
+  bool operator==(const Tensor& other) const noexcept { return impl_ == other.impl_; }
+
+ private:
+  struct Block {
+    BlockSpace<D> space;
+    std::size_t bytes = 0;
+  };
+  struct Impl {
+    explicit Impl(const TensorGeometry<D>& g) : geometry(g) {
+      blocks.reserve(g.block_count());
+      try {
+        for (std::size_t b = 0; b < g.block_count(); ++b) {
+          Block block;
+          BlockSpace<D>& s = block.space;
+          s.extent = g.block_extent(b);
+          s.padding = g.padding();
+          s.count = 1;
+          for (std::size_t d = 0; d < D; ++d) {
+            s.padded[d] = s.extent[d] + 2 * s.padding;
+            s.stride[d] = s.count;
+            s.count *= s.padded[d];
+          }
+          block.bytes = element_storage<T>::bytes(s.count);
+          s.data = HostSpace{}.allocate(block.bytes);
+          std::memset(s.data, 0, block.bytes);
+          blocks.push_back(block);
+        }
+      } catch (...) {
+        release();
+        throw;
+      }
+    }
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl() { release(); }
+    void release() noexcept {
+      for (Block& b : blocks) HostSpace{}.deallocate(b.space.data, b.bytes);
+      blocks.clear();
+    }
+    static_assert(element_storage<T>::alignment <= HostSpace::alignment,
+                  "Tensor: the element type needs more alignment than a page");
+
+    TensorGeometry<D> geometry;
+    std::vector<Block> blocks;
+  };
+
+  // The box (global coordinates, half-open) of `from`'s interior inside `to`'s padded box.
+  struct Overlap {
+    std::array<std::ptrdiff_t, D> begin{}, end{};
+    std::size_t count = 0;
+  };
+  Overlap overlap(std::size_t from, std::size_t to) const {
+    const TensorGeometry<D>& g = geometry();
+    const Extents<D> fo = g.block_origin(from), fe = g.block_extent(from);
+    const Extents<D> to_o = g.block_origin(to), te = g.block_extent(to);
+    const auto p = static_cast<std::ptrdiff_t>(g.padding());
+    Overlap o;
+    o.count = 1;
+    for (std::size_t d = 0; d < D; ++d) {
+      const auto lo = static_cast<std::ptrdiff_t>(to_o[d]) - p;
+      const auto hi = static_cast<std::ptrdiff_t>(to_o[d] + te[d]) + p;
+      o.begin[d] = std::max(lo, static_cast<std::ptrdiff_t>(fo[d]));
+      o.end[d] = std::min(hi, static_cast<std::ptrdiff_t>(fo[d] + fe[d]));
+      if (o.end[d] <= o.begin[d]) return Overlap{};
+      o.count *= static_cast<std::size_t>(o.end[d] - o.begin[d]);
+    }
+    return o;
+  }
+
+  static Extents<D> ones() noexcept {
+    Extents<D> e{};
+    e.fill(1);
+    return e;
+  }
+  const Impl& checked() const {
+    if (!impl_) throw std::logic_error("Tensor: this tensor is empty (default-constructed)");
+    return *impl_;
+  }
+  std::size_t checked_block(std::size_t block) const {
+    if (block >= geometry().block_count()) {
+      throw std::out_of_range("Tensor: block " + std::to_string(block) + " out of range (the tensor has " +
+                              std::to_string(geometry().block_count()) + " blocks)");
+    }
+    return block;
+  }
+
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace weft
