@@ -1,0 +1,170 @@
+// The 2D Euler solver as a weft graph (Ripple Listing 12). One run of the
+// graph is one time step:
+//
+//   split       wave speeds of every cell of `in`          (max |u| + c)
+//   then_reduce their maximum                              (one node per partition + finish)
+//   then        the time step from the CFL condition
+//   then_split  boundary padding of `in`                   (zero gradient: waves leave)
+//   then_split  x sweep in -> out, FORCE fluxes            (concurrent_padded_access(in))
+//   then_split  boundary padding of `out`
+//   then_split  y sweep out -> in, FORCE fluxes            (concurrent_padded_access(out))
+//   then        advance the clock, report progress
+//
+// The domain is split along y into `partitions` device partitions of
+// `sub_partitions` blocks each, so the padding exchanged between blocks is
+// whole rows. Every cell's update reads only its neighbours and the global
+// time step (a maximum, which does not depend on the order it is taken in),
+// so the result is bitwise the same for any split.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <weft/weft.hpp>
+
+#include "euler_physics.hpp"
+#include "problems.hpp"
+
+namespace weft::euler {
+
+struct SolverConfig {
+  Problem problem = Problem::shock_bubble;
+  std::size_t nx = 800, ny = 400;  // cells (square: see cell_size() in problems.hpp)
+  std::size_t partitions = 4;      // device partitions along y (virtual devices on the host)
+  std::size_t sub_partitions = 1;  // blocks per device partition along y
+  double cfl = 0.9;                // of the stability limit, per sweep
+  double gamma = 1.4;
+  ExecutionKind execution = ExecutionKind::Cpu;
+};
+
+// Where the run is; the last node of each step updates it.
+struct StepInfo {
+  long step = 0;
+  double time = 0.0;
+  double dt = 0.0;
+  double end_time = 0.0;  // the time step is cut so as not to pass it (0: none)
+};
+
+template <class Layout>
+class Solver {
+ public:
+  using Cell = State<double, Layout>;
+  using Field = Tensor<Cell, 2>;
+
+  // Throws std::invalid_argument when the grid cannot be split as asked.
+  explicit Solver(const SolverConfig& config)
+      : config_(config),
+        in_(make_field(config)),
+        out_(make_field(config)),
+        wave_speeds_({1, config.partitions}, {1, config.sub_partitions}, config.nx, config.ny),
+        max_wave_speed_(make_reduction_result<double>(0.0)),
+        info_(std::make_shared<StepInfo>()) {
+    for (std::size_t j = 0; j < config.ny; ++j) {
+      for (std::size_t i = 0; i < config.nx; ++i) {
+        const Primitive p = initial_state(config.problem, i, j, config.nx, config.ny, config.gamma);
+        in_(i, j).set_primitive(p.density, p.velocity_x, p.velocity_y, p.pressure, config.gamma);
+      }
+    }
+    build_graph();
+  }
+
+  // Called at the end of every step, on the worker that ran the step's last
+  // node: nothing else of the step runs then, so it may read the field.
+  void on_step(std::function<void(const StepInfo&)> callback) { on_step_ = std::move(callback); }
+
+  // Runs steps until `max_steps` more have run or the time reaches
+  // `end_time` (either may be 0: no limit; not both).
+  void run(Executor& executor, long max_steps, double end_time) {
+    if (max_steps <= 0 && end_time <= 0.0)
+      throw std::invalid_argument("Solver::run: give steps or an end time");
+    if (end_time > 0.0 && info_->time >= end_time) return;
+    info_->end_time = end_time;
+    const long last = max_steps > 0 ? info_->step + max_steps : -1;
+    executor
+        .run_until(graph_,
+                   [this, last, end_time] {
+                     return (last >= 0 && info_->step >= last) || (end_time > 0.0 && info_->time >= end_time);
+                   })
+        .wait()
+        .get();
+  }
+
+  const StepInfo& info() const noexcept { return *info_; }
+  const SolverConfig& config() const noexcept { return config_; }
+  const Graph& graph() const noexcept { return graph_; }
+  // The conserved state, after the last completed step.
+  const Field& field() const noexcept { return in_; }
+  double density(std::size_t i, std::size_t j) const { return in_(i, j).density(); }
+  double dx() const noexcept { return cell_size(config_.problem, config_.nx, config_.ny); }
+
+ private:
+  static Field make_field(const SolverConfig& c) {
+    return Field({1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
+  }
+
+  void build_graph() {
+    const double gamma = config_.gamma;
+    const double h = dx();
+    const ExecutionKind kind = config_.execution;
+    const StepInfo* info = info_.get();
+
+    const auto set_wave_speed = [](auto& cell, auto& speed, double g) { *speed = max_wave_speed(*cell, g); };
+    const auto set_boundary = [](auto& cell) { load_boundary(cell, FirstOrderExtrapolation{}); };
+    // One FORCE sweep along `Dim`: next = cell - dt/dx (F east - F west).
+    const auto sweep = [](auto dim) {
+      return [](auto& cell, auto& next, const StepInfo* step, double width, double g) {
+        const double r = step->dt / width;
+        const auto here = *cell;
+        const auto east = force_flux(here, *cell.offset(decltype(dim)::value, 1), decltype(dim)::value, r, g);
+        const auto west =
+            force_flux(*cell.offset(decltype(dim)::value, -1), here, decltype(dim)::value, r, g);
+        auto updated = *next;
+        for (std::size_t k = 0; k < Cell::conserved_count; ++k)
+          updated.conserved(k) = here.conserved(k) - r * (east.conserved(k) - west.conserved(k));
+      };
+    };
+    auto max_speed = max_wave_speed_;
+    auto state = info_;
+    const double cfl = config_.cfl;
+
+    graph_ = Graph(kind);
+    graph_.split(set_wave_speed, in_, wave_speeds_, gamma).named("wave_speeds");
+    graph_.then_reduce(wave_speeds_, max_wave_speed_, MaxReducer()).named("max_wave_speed");
+    graph_
+        .then(ExecutionKind::Cpu,
+              [max_speed, state, cfl, h]() mutable {
+                const double fastest = max_speed.value_and_reset();
+                if (!(fastest > 0.0)) throw std::runtime_error("euler2d: no wave moves (max wave speed 0)");
+                double dt = cfl * h / fastest;
+                if (state->end_time > 0.0 && state->time + dt > state->end_time)
+                  dt = state->end_time - state->time;
+                state->dt = dt;
+              })
+        .named("time_step");
+    graph_.then_split(set_boundary, in_).named("boundary_in");
+    graph_.then_split(sweep(dim_x), concurrent_padded_access(in_), out_, info, h, gamma).named("sweep_x");
+    graph_.then_split(set_boundary, out_).named("boundary_out");
+    graph_.then_split(sweep(dim_y), concurrent_padded_access(out_), in_, info, h, gamma).named("sweep_y");
+    graph_
+        .then(ExecutionKind::Cpu,
+              [this] {
+                info_->time += info_->dt;
+                ++info_->step;
+                if (on_step_) on_step_(*info_);
+              })
+        .named("advance");
+  }
+
+  SolverConfig config_;
+  Field in_, out_;
+  Tensor<double, 2> wave_speeds_;
+  ReductionResult<double> max_wave_speed_;
+  std::shared_ptr<StepInfo> info_;
+  std::function<void(const StepInfo&)> on_step_;
+  Graph graph_;
+};
+
+}  // namespace weft::euler
