@@ -6,6 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <thread>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -405,4 +408,27 @@ TEST_CASE("GraphTensor.struct_of_arrays_and_array_of_structs_give_identical_resu
     }
   }
   CHECK(strided == position);
+}
+
+TEST_CASE("GraphTensor.a_large_block_shares_its_rows_with_every_worker") {
+  constexpr std::size_t nx = 300, ny = 200;  // one block of 60,000 cells: above the sharing threshold
+  weft::Tensor<std::int64_t, 2> t({1, 1}, nx, ny);
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  weft::Graph g;
+  g.split(
+      [&](auto& it) {
+        *it = it.global_index(0) + 1000 * it.global_index(1);
+        if (it.index(0) == 0) {  // once per row
+          std::lock_guard<std::mutex> lock(m);
+          threads.insert(std::this_thread::get_id());
+        }
+      },
+      t);
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(g).wait().get();
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t i = 0; i < nx; ++i) CHECK(t(i, j) == static_cast<std::int64_t>(i + 1000 * j));
+  MESSAGE("rows were computed by " << threads.size() << " thread(s)");
+  CHECK(threads.size() >= 1);
 }

@@ -259,8 +259,9 @@ class Graph {
     for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
       op.works.push_back(NodeWork::make(
           [state](std::size_t block) {
-            std::apply([block](auto& f, auto&... a) { run_block_kernel(block, f, unwrap_tensor(a)...); },
-                       *state);
+            std::apply(
+                [block](auto& f, auto&... a) { run_block_kernel_shared(block, f, unwrap_tensor(a)...); },
+                *state);
           },
           b));
     }

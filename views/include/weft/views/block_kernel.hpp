@@ -10,11 +10,14 @@
 // extents); graph operations check that when the graph is built.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include <weft/views/parallel_for.hpp>
+#include <weft/views/range_policy.hpp>
 #include <weft/views/tensor.hpp>
 
 namespace weft {
@@ -91,14 +94,22 @@ const auto& first_tensor(const Arg& arg, const Rest&... rest) {
 
 }  // namespace detail
 
+// Runs the kernel over rows [first_row, last_row) of a block: a row is the
+// cells sharing their coordinates in dimensions 1 .. D-1, and rows are
+// numbered with dimension 1 fastest.
 template <class F, class... Args>
-void run_block_kernel(std::size_t block, F& kernel, Args&... args) {
+void run_block_rows(std::size_t block, std::size_t first_row, std::size_t last_row, F& kernel,
+                    Args&... args) {
   constexpr std::size_t D = detail::first_tensor_dims<Args...>();
   const Extents<D> extent = detail::first_tensor(args...).block_space(block).extent;
   // (not make_tuple: it would unwrap the reference_wrappers)
   std::tuple<decltype(detail::bind_block(args, block))...> bound{detail::bind_block(args, block)...};
   Extents<D> row{};  // the current row's first cell (row[0] stays 0)
-  while (true) {
+  for (std::size_t d = 1, rest = first_row; d < D; ++d) {
+    row[d] = rest % extent[d];
+    rest /= extent[d];
+  }
+  for (std::size_t r = first_row; r < last_row; ++r) {
     std::apply([&](auto&... b) { (detail::start_row(b, row), ...); }, bound);
     std::apply(
         [&](auto&... b) {
@@ -106,13 +117,49 @@ void run_block_kernel(std::size_t block, F& kernel, Args&... args) {
             kernel(detail::as_lvalue(detail::cell_argument(b, x))...);
         },
         bound);
-    std::size_t d = 1;
-    for (; d < D; ++d) {
+    for (std::size_t d = 1; d < D; ++d) {
       if (++row[d] < extent[d]) break;
       row[d] = 0;
     }
-    if (d >= D) break;
   }
+}
+
+template <class... Args>
+std::size_t block_rows(std::size_t block, const Args&... args) {
+  const auto& extent = detail::first_tensor(args...).block_space(block).extent;
+  std::size_t rows = 1;
+  for (std::size_t d = 1; d < extent.size(); ++d) rows *= extent[d];
+  return rows;
+}
+
+// The whole block on the calling thread.
+template <class F, class... Args>
+void run_block_kernel(std::size_t block, F& kernel, Args&... args) {
+  run_block_rows(block, 0, block_rows(block, args...), kernel, args...);
+}
+
+// The whole block, its rows shared with the other CPU workers when the
+// calling thread is a worker and the block is large (what a split node does:
+// a tensor in one partition still uses every core). Rows go in chunks of
+// about kBlockChunkCells cells; each cell is computed as in the serial form,
+// so the result does not depend on how the rows were shared. The kernel may
+// then run on several threads at once, for different cells.
+inline constexpr std::size_t kParallelBlockCells = 16384;
+inline constexpr std::size_t kBlockChunkCells = 4096;
+
+template <class F, class... Args>
+void run_block_kernel_shared(std::size_t block, F& kernel, Args&... args) {
+  const std::size_t rows = block_rows(block, args...);
+  const std::size_t row_cells = detail::first_tensor(args...).block_space(block).extent[0];
+  WorkerContext* worker = Executor::current_worker();
+  if (worker == nullptr || rows < 2 || rows * row_cells < kParallelBlockCells ||
+      worker->executor().cpu_worker_count() < 2) {
+    run_block_rows(block, 0, rows, kernel, args...);
+    return;
+  }
+  const std::size_t rows_per_chunk = std::max<std::size_t>(1, kBlockChunkCells / row_cells);
+  parallel_for(RangePolicy(worker->executor(), std::size_t{0}, rows).chunk_size(rows_per_chunk),
+               [&](std::size_t r) { run_block_rows(block, r, r + 1, kernel, args...); });
 }
 
 }  // namespace weft
