@@ -27,7 +27,6 @@ constexpr auto diffuse = [](auto& in, auto& out) {
   *out = *in + kAlpha * (*in.offset(weft::dim_x, -1) + *in.offset(weft::dim_x, 1) +
                          *in.offset(weft::dim_y, -1) + *in.offset(weft::dim_y, 1) - 4.0 * *in);
 };
-constexpr auto insulate = [](auto& it) { weft::load_boundary(it, weft::FirstOrderExtrapolation{}); };
 
 double initial(std::size_t i, std::size_t j, std::size_t n) {
   const bool hot = i > n / 3 && i < n / 2 && j > n / 4 && j < 2 * n / 3;
@@ -80,9 +79,9 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < n; ++i) a(i, j) = initial(i, j, n);
 
   weft::Graph step;
-  step.split(insulate, a).named("walls_a");
+  step.boundary(a, weft::FirstOrderExtrapolation{}).named("walls_a");
   step.then_split(diffuse, weft::concurrent_padded_access(a), b).named("diffuse_ab");
-  step.then_split(insulate, b).named("walls_b");
+  step.then_boundary(b, weft::FirstOrderExtrapolation{}).named("walls_b");
   step.then_split(diffuse, weft::concurrent_padded_access(b), a).named("diffuse_ba");
 
   weft::ExecutorConfig config;

@@ -25,6 +25,7 @@
 
 #include <weft/weft.hpp>
 
+#include "exact_riemann.hpp"
 #include "png_image.hpp"
 #include "solver.hpp"
 
@@ -145,13 +146,23 @@ int run(const Options& o, const weft::euler::SolverConfig& config) {
   if (!o.png.empty()) density_image(o.png);
 
   const weft::euler::StepInfo& info = solver.info();
+  // Sod's tube has an exact solution: how far the run is from it.
+  std::string accuracy;
+  if (config.problem == weft::euler::Problem::sod && info.time > 0.0) {
+    const double error =
+        weft::euler::sod_l1_density_error(config.nx, config.ny, info.time, config.gamma,
+                                          [&](std::size_t i, std::size_t j) { return solver.density(i, j); });
+    char text[96];
+    std::snprintf(text, sizeof text, "; L1 density error against the exact solution %.3e", error);
+    accuracy = text;
+  }
   std::printf(
       "euler2d: %s %zux%zu, %zu partitions x %zu sub-partitions, %s layout, %d threads: %ld steps to t = "
       "%.4f "
-      "in %.2f s, %.2f Mcells/s%s%s\n",
+      "in %.2f s, %.2f Mcells/s%s%s%s\n",
       o.problem.c_str(), config.nx, config.ny, config.partitions, config.sub_partitions, o.layout.c_str(),
       executor.cpu_worker_count(), info.step, info.time, seconds,
-      cells * static_cast<double>(info.step) / seconds / 1e6,
+      cells * static_cast<double>(info.step) / seconds / 1e6, accuracy.c_str(),
       o.png.empty() ? "" : "; density image: ", o.png.c_str());
   return 0;
 }

@@ -4,9 +4,9 @@
 //   split       wave speeds of every cell of `in`          (max |u| + c)
 //   then_reduce their maximum                              (one node per partition + finish)
 //   then        the time step from the CFL condition
-//   then_split  boundary padding of `in`                   (zero gradient: waves leave)
+//   then_boundary  padding beyond the edges of `in`        (zero gradient: waves leave)
 //   then_split  x sweep in -> out, FORCE fluxes            (concurrent_padded_access(in))
-//   then_split  boundary padding of `out`
+//   then_boundary  padding beyond the edges of `out`
 //   then_split  y sweep out -> in, FORCE fluxes            (concurrent_padded_access(out))
 //   then        advance the clock, report progress
 //
@@ -112,7 +112,6 @@ class Solver {
     const StepInfo* info = info_.get();
 
     const auto set_wave_speed = [](auto& cell, auto& speed, double g) { *speed = max_wave_speed(*cell, g); };
-    const auto set_boundary = [](auto& cell) { load_boundary(cell, FirstOrderExtrapolation{}); };
     // One FORCE sweep along `Dim`: next = cell - dt/dx (F east - F west).
     const auto sweep = [](auto dim) {
       return [](auto& cell, auto& next, const StepInfo* step, double width, double g) {
@@ -144,9 +143,9 @@ class Solver {
                 state->dt = dt;
               })
         .named("time_step");
-    graph_.then_split(set_boundary, in_).named("boundary_in");
+    graph_.then_boundary(in_, FirstOrderExtrapolation{}).named("boundary_in");
     graph_.then_split(sweep(dim_x), concurrent_padded_access(in_), out_, info, h, gamma).named("sweep_x");
-    graph_.then_split(set_boundary, out_).named("boundary_out");
+    graph_.then_boundary(out_, FirstOrderExtrapolation{}).named("boundary_out");
     graph_.then_split(sweep(dim_y), concurrent_padded_access(out_), in_, info, h, gamma).named("sweep_y");
     graph_
         .then(ExecutionKind::Cpu,

@@ -8,10 +8,10 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <thread>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../executor_configs.hpp"
@@ -431,4 +431,29 @@ TEST_CASE("GraphTensor.a_large_block_shares_its_rows_with_every_worker") {
     for (std::size_t i = 0; i < nx; ++i) CHECK(t(i, j) == static_cast<std::int64_t>(i + 1000 * j));
   MESSAGE("rows were computed by " << threads.size() << " thread(s)");
   CHECK(threads.size() >= 1);
+}
+
+TEST_CASE("GraphTensor.boundary_loads_the_same_padding_as_load_boundary_on_every_cell") {
+  const auto make = [] {
+    weft::Tensor<double, 2> t({2, 2}, {1, 2}, 2, 12, 10);  // 2 x 4 blocks, padding 2
+    for (int j = 0; j < 10; ++j)
+      for (int i = 0; i < 12; ++i) t(i, j) = 1.0 + i + 100.0 * j;
+    return t;
+  };
+  weft::Tensor<double, 2> by_faces = make(), by_cells = make();
+  weft::Graph faces, cells;
+  faces.boundary(by_faces, weft::FirstOrderExtrapolation{}).named("walls");
+  cells.split([](auto& it) { weft::load_boundary(it, weft::FirstOrderExtrapolation{}); }, by_cells);
+  CHECK(faces.to_json()["nodes"].size() == 8);  // one node per block, like split
+  CHECK(faces.find("walls.7"));
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(faces).wait().get();
+  executor.run(cells).wait().get();
+  for (std::size_t b = 0; b < by_faces.block_count(); ++b) {
+    const weft::BlockSpace<2>& s = by_faces.block_space(b);
+    for (std::ptrdiff_t y = -2; y < static_cast<std::ptrdiff_t>(s.extent[1]) + 2; ++y)
+      for (std::ptrdiff_t x = -2; x < static_cast<std::ptrdiff_t>(s.extent[0]) + 2; ++x)
+        CHECK(*by_faces.iterator(b, {x, y}) == *by_cells.iterator(b, {x, y}));
+  }
+  CHECK(*by_faces.iterator(0, {-2, 0}) == 1.0);  // beyond the left edge: the edge cell t(0, 0)
 }

@@ -70,6 +70,16 @@ TEST_CASE("EulerPhysics.flux_of_a_state_at_rest_is_pressure_only") {
   }
 }
 
+TEST_CASE("EulerPhysics.flux_of_a_moving_state") {
+  // rho = 2 kg/m^3, u = (3, -1) m/s, p = 5 Pa: E = 5 / 0.4 + 0.5 * 2 * 10 = 22.5 J/m^3.
+  const Owned s = weft::euler::from_primitive(2.0, 3.0, -1.0, 5.0, kGamma);
+  const Owned f = weft::euler::flux(s, weft::dim_x, kGamma);
+  CHECK(f.density() == doctest::Approx(2.0 * 3.0));                // rho u
+  CHECK(f.energy() == doctest::Approx((22.5 + 5.0) * 3.0));        // (E + p) u
+  CHECK(f.momentum(0) == doctest::Approx(2.0 * 3.0 * 3.0 + 5.0));  // rho u u + p
+  CHECK(f.momentum(1) == doctest::Approx(2.0 * -1.0 * 3.0));       // rho v u
+}
+
 TEST_CASE("EulerPhysics.flux_along_y_mirrors_flux_along_x") {
   // Swapping the axes swaps the momenta: the physics has no preferred direction.
   const Owned s = weft::euler::from_primitive(0.8, 1.5, -0.7, 1.9, kGamma);
@@ -100,6 +110,33 @@ TEST_CASE("EulerPhysics.force_flux_of_equal_states_is_the_physical_flux") {
   const Owned f = weft::euler::force_flux(left, right, weft::dim_x, 0.5, kGamma);
   CHECK(f.density() > 0.0);  // mass flows from high to low pressure
   CHECK(f.energy() > 0.0);
+}
+
+TEST_CASE("EulerPhysics.force_flux_matches_toros_formula") {
+  // Toro writes FORCE as (F_L + 2 F(U_half) + F_R - dx/dt (U_R - U_L)) / 4, with
+  // U_half = (U_L + U_R) / 2 - dt/dx (F_R - F_L) / 2; an independent
+  // evaluation of that form on a pair with a jump in every variable.
+  const Owned left = weft::euler::from_primitive(1.0, 0.75, -0.3, 1.0, kGamma);
+  const Owned right = weft::euler::from_primitive(0.125, -0.2, 0.4, 0.1, kGamma);
+  const double dt_over_dx = 0.4;
+  for (std::size_t dim = 0; dim < 2; ++dim) {
+    CAPTURE(dim);
+    const Owned fl = weft::euler::flux(left, dim, kGamma), fr = weft::euler::flux(right, dim, kGamma);
+    Owned half{};
+    for (std::size_t k = 0; k < Owned::conserved_count; ++k) {
+      half.conserved(k) =
+          (left.conserved(k) + right.conserved(k)) / 2 - dt_over_dx * (fr.conserved(k) - fl.conserved(k)) / 2;
+    }
+    const Owned fh = weft::euler::flux(half, dim, kGamma);
+    const Owned force = weft::euler::force_flux(left, right, dim, dt_over_dx, kGamma);
+    for (std::size_t k = 0; k < Owned::conserved_count; ++k) {
+      CAPTURE(k);
+      const double expected = (fl.conserved(k) + 2 * fh.conserved(k) + fr.conserved(k) -
+                               (right.conserved(k) - left.conserved(k)) / dt_over_dx) /
+                              4;
+      CHECK(force.conserved(k) == doctest::Approx(expected).epsilon(1e-12));
+    }
+  }
 }
 
 TEST_CASE("EulerPhysics.flux_differences_telescope_over_a_periodic_row") {
@@ -156,8 +193,9 @@ TEST_CASE_TEMPLATE("EulerPhysics.tensor_handles_give_bitwise_the_fluxes_of_owned
       check_bitwise_equal(weft::euler::flux(here, weft::dim_x, kGamma),
                           weft::euler::flux(owned[i], weft::dim_x, kGamma));
       if (i + 1 < n) {  // the neighbour may sit in the padding, copied from the next block
-        check_bitwise_equal(weft::euler::force_flux(here, *it.offset(weft::dim_x, 1), weft::dim_x, 0.3, kGamma),
-                            weft::euler::force_flux(owned[i], owned[i + 1], weft::dim_x, 0.3, kGamma));
+        check_bitwise_equal(
+            weft::euler::force_flux(here, *it.offset(weft::dim_x, 1), weft::dim_x, 0.3, kGamma),
+            weft::euler::force_flux(owned[i], owned[i + 1], weft::dim_x, 0.3, kGamma));
         // a handle and an owned state mix freely
         check_bitwise_equal(weft::euler::force_flux(here, owned[i + 1], weft::dim_y, 0.3, kGamma),
                             weft::euler::force_flux(owned[i], owned[i + 1], weft::dim_y, 0.3, kGamma));

@@ -67,6 +67,7 @@
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/future.hpp>
 #include <weft/views/block_kernel.hpp>
+#include <weft/views/boundary_loader.hpp>
 #include <weft/views/reducers.hpp>
 #include <weft/views/reduction_result.hpp>
 #include <weft/views/views.hpp>
@@ -185,6 +186,28 @@ class Graph {
     return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind, true);
   }
 
+  // boundary(tensor, loader): one node per block that loads the padding
+  // beyond the tensor's edges around its block (boundary_loader.hpp), placed
+  // like split(); blocks inside the tensor do nothing. The same result as
+  // split()ting a kernel that calls load_boundary on every cell, but it
+  // visits only the edges. then_boundary: after the last level.
+  template <class T, std::size_t D, class Loader>
+  Graph& boundary(const Tensor<T, D>& tensor, Loader loader) {
+    return add_partitioned(make_boundary(tensor, std::move(loader)), kind_, false);
+  }
+  template <class T, std::size_t D, class Loader>
+  Graph& boundary(ExecutionKind kind, const Tensor<T, D>& tensor, Loader loader) {
+    return add_partitioned(make_boundary(tensor, std::move(loader)), kind, false);
+  }
+  template <class T, std::size_t D, class Loader>
+  Graph& then_boundary(const Tensor<T, D>& tensor, Loader loader) {
+    return add_partitioned(make_boundary(tensor, std::move(loader)), kind_, true);
+  }
+  template <class T, std::size_t D, class Loader>
+  Graph& then_boundary(ExecutionKind kind, const Tensor<T, D>& tensor, Loader loader) {
+    return add_partitioned(make_boundary(tensor, std::move(loader)), kind, true);
+  }
+
   // reduce(tensor, result, reducer): one Reduce node per block folds the
   // block's interior cells into the result's slot for that block, then a
   // finishing Reduce node joins the slots into result (Figure 4). The value
@@ -264,6 +287,18 @@ class Graph {
                 *state);
           },
           b));
+    }
+    return op;
+  }
+
+  template <class T, std::size_t D, class Loader>
+  static detail::PartitionedOp make_boundary(const Tensor<T, D>& tensor, Loader loader) {
+    detail::PartitionedOp op;
+    op.operation = "boundary";
+    op.tensors.push_back(detail::describe_use(tensor, PaddedAccess::None));
+    for (std::size_t b = 0; b < tensor.block_count(); ++b) {
+      op.works.push_back(NodeWork::make(
+          [tensor, loader](std::size_t block) { load_block_boundary(tensor, block, loader); }, b));
     }
     return op;
   }

@@ -7,7 +7,9 @@
 // of its block; other arguments are passed through as lvalues. Cells are
 // visited with dimension 0 innermost, as a plain counted loop, so a simple
 // kernel vectorises. The tensors must split the same way (equal block
-// extents); graph operations check that when the graph is built.
+// extents); graph operations check that when the graph is built. Small
+// trivially copyable arguments reach the kernel as a copy made for each run
+// of rows (a kernel's changes to them are not kept); others by reference.
 #pragma once
 
 #include <algorithm>
@@ -42,11 +44,26 @@ struct BoundBlock {
   }
 };
 
+// A small plain argument (a scalar, a pointer, a small struct) bound by
+// value: a local copy the compiler knows no store in the kernel can change,
+// so it stays in a register and adds no alias checks to the cell loop.
+template <class Arg>
+struct BoundCopy {
+  Arg value;
+  Arg& get() noexcept { return value; }
+};
+
+template <class Arg>
+inline constexpr bool bound_by_copy_v = std::is_trivially_copyable_v<Arg> && sizeof(Arg) <= 64 &&
+                                        !std::is_const_v<Arg>;
+
 template <class Arg>
 decltype(auto) bind_block(Arg& arg, std::size_t block) {
   if constexpr (is_tensor_v<Arg>) {
     using Tn = std::remove_cvref_t<Arg>;
     return BoundBlock<typename Tn::value_type, Tn::dims>{arg.block_space(block), arg.block_place(block), 0};
+  } else if constexpr (bound_by_copy_v<Arg>) {
+    return BoundCopy<Arg>{arg};
   } else {
     return std::ref(arg);
   }
