@@ -127,8 +127,20 @@ Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
     std::vector<bool> has_predecessor(subgraph.nodes_.size(), false);
     for (const Edge& e : subgraph.edges_) has_predecessor[static_cast<std::size_t>(e.second)] = true;
     for (std::size_t i = 0; i < subgraph.nodes_.size(); ++i) {
-      // Roots of the subgraph hang off our level; the rest keep their edges.
-      const NodeId id = append(subgraph.nodes_[i], has_predecessor[i] ? std::vector<NodeId>{} : predecessors);
+      // Roots of the subgraph hang off our level (a root on a tensor
+      // partition only off that partition's nodes and the untied ones,
+      // section 5.3.5); the rest keep their edges.
+      const GraphNode& root = subgraph.nodes_[i];
+      std::vector<NodeId> before;
+      if (!has_predecessor[i]) {
+        for (NodeId p : predecessors) {
+          const GraphNode& n = nodes_[static_cast<std::size_t>(p)];
+          if (root.partition < 0 || n.partition < 0 || n.partitions != root.partitions ||
+              n.partition == root.partition)
+            before.push_back(p);
+        }
+      }
+      const NodeId id = append(root, before);
       added_all.push_back(id);
     }
     for (const Edge& e : subgraph.edges_) edges_.emplace_back(e.first + offset, e.second + offset);

@@ -457,3 +457,17 @@ TEST_CASE("GraphTensor.boundary_loads_the_same_padding_as_load_boundary_on_every
   }
   CHECK(*by_faces.iterator(0, {-2, 0}) == 1.0);  // beyond the left edge: the edge cell t(0, 0)
 }
+
+TEST_CASE("GraphTensor.a_subgraph_starting_on_partitions_joins_same_partitions_only") {
+  weft::Tensor<int, 1> t({3}, 30);
+  weft::Graph first, second;
+  first.split([](auto& it) { *it = 1; }, t);
+  second.split([](auto& it) { *it += 1; }, t);
+  first.emplace([] {}).named("untied");  // beside the split: every root of the subgraph waits for it
+  first.then(second);
+  const EdgeSet edges = edge_set(first.to_json());
+  CHECK(edges == EdgeSet{{0, 4}, {1, 5}, {2, 6}, {3, 4}, {3, 5}, {3, 6}});
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(first).wait().get();
+  for (int i = 0; i < 30; ++i) CHECK(t(i) == 2);
+}
