@@ -144,6 +144,12 @@ Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
       added_all.push_back(id);
     }
     for (const Edge& e : subgraph.edges_) edges_.emplace_back(e.first + offset, e.second + offset);
+    // Its padding copies that no node on their block waits for yet still
+    // bind the nodes added after it (section 5.4).
+    for (const auto& [key, readers] : subgraph.padding_readers_) {
+      std::vector<NodeId>& pending = padding_readers_[key];
+      for (NodeId r : readers) pending.push_back(r + offset);
+    }
     for (NodeId id : subgraph.last_level_) added_last.push_back(id + offset);
   }
   if (after_last) {

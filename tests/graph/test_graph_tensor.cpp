@@ -471,3 +471,19 @@ TEST_CASE("GraphTensor.a_subgraph_starting_on_partitions_joins_same_partitions_o
   executor.run(first).wait().get();
   for (int i = 0; i < 30; ++i) CHECK(t(i) == 2);
 }
+
+TEST_CASE("GraphTensor.copies_inside_a_subgraph_still_bind_later_writers") {
+  weft::Tensor<double, 1> a({2}, 1, 20), b({2}, 20);
+  weft::Graph inner, outer;
+  inner.split([](auto& in, auto& out) { *out = *in.offset(0, 1); }, weft::concurrent_padded_access(a), b);
+  outer.then(inner);
+  outer.then_split([](auto& it) { *it = 5.0; }, a).named("write_a");
+  // Block 0's writer waits for the copy that reads block 0 (into block 1's padding).
+  const nlohmann::json doc = outer.to_json();
+  const int writer = *outer.find("write_a.0");
+  int copy_out_of_0 = -1;
+  for (const auto& n : doc["nodes"])
+    if (n["kind"] == "copy" && n["partition"] == 0) copy_out_of_0 = n["id"].get<int>();
+  REQUIRE(copy_out_of_0 >= 0);
+  CHECK(edge_set(doc).count({copy_out_of_0, writer}) == 1);
+}
