@@ -5,8 +5,11 @@
 
 #include <weft/backends/config.hpp>
 #include <weft/backends/cuda_devices.hpp>
+#include <weft/backends/cuda_streams.hpp>
 #include <weft/backends/device.hpp>
+#include <weft/backends/device_placement.hpp>
 #include <weft/backends/device_registry.hpp>
+#include <weft/backends/event_pool.hpp>
 #include <weft/backends/host_device.hpp>
 #include <weft/backends/host_devices.hpp>
 #include <weft/backends/memory_space.hpp>

@@ -24,9 +24,9 @@ enum class MemoryOrder { relaxed, acquire, release, acq_rel, seq_cst };
 
 #if defined(__CUDA_ARCH__)
 template <class T>
-using NativeAtomicRef = cuda::atomic_ref<T, cuda::thread_scope_device>;
-using NativeMemoryOrder = cuda::std::memory_order;
-#define WEFT_NATIVE_ORDER(name) cuda::std::memory_order_##name
+using NativeAtomicRef = ::cuda::atomic_ref<T, ::cuda::thread_scope_device>;
+using NativeMemoryOrder = ::cuda::std::memory_order;
+#define WEFT_NATIVE_ORDER(name) ::cuda::std::memory_order_##name
 #else
 template <class T>
 using NativeAtomicRef = std::atomic_ref<T>;

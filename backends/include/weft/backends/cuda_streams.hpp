@@ -1,0 +1,120 @@
+// The CUDA queues of one device: a compute stream, copy streams, and a pool
+// of reusable events, all created once and destroyed with the DeviceStreams.
+//
+//   weft::DeviceStreams gpu(0);                      // device 0: 1 compute + 2 copy streams
+//   cudaMemcpyAsync(halo_dst, halo_src, bytes, cudaMemcpyDeviceToDevice, gpu.copy_stream(0));
+//   weft::CudaEvent copied = gpu.events().acquire();
+//   cudaEventRecord(copied, gpu.copy_stream(0));
+//   cudaStreamWaitEvent(gpu.compute_stream(), copied);   // the kernel waits for the copy
+//   stencil<<<grid, block, 0, gpu.compute_stream()>>>(...);
+//   ...
+//   gpu.events().release(copied);                    // once nothing records or waits on it
+//
+// Streams are non-blocking (they do not synchronise with the legacy default
+// stream), so copies on the copy streams overlap kernels on the compute stream
+// (Ripple section 6.2). Events are created with timing disabled, the cheapest
+// kind for ordering work.
+//
+// This header needs no CUDA header: CudaStream and CudaEvent are the very
+// types cudaStream_t and cudaEvent_t, so host-only code can hold them and .cu
+// code passes them to the CUDA runtime unchanged. In a build without the CUDA
+// backend, or on a machine without a GPU, creating a DeviceStreams (or an
+// event) throws std::runtime_error saying why.
+//
+// A DeviceStreams is neither copyable nor movable (its event pool owns a
+// mutex); keep one per device in a std::deque (emplace_back) or behind a
+// std::unique_ptr.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <weft/backends/event_pool.hpp>
+
+// Declared as the CUDA runtime declares them (driver_types.h), so the
+// aliases below are cudaStream_t and cudaEvent_t exactly.
+struct CUstream_st;
+struct CUevent_st;
+
+namespace weft {
+
+using CudaStream = CUstream_st*;
+using CudaEvent = CUevent_st*;
+
+// The EventPool backend for one CUDA device.
+class CudaEventBackend {
+ public:
+  using Event = CudaEvent;
+
+  explicit CudaEventBackend(int device = 0) noexcept : device_(device) {}
+
+  // cudaEventCreateWithFlags(cudaEventDisableTiming) with `device` current
+  // (the caller's current device is restored). Throws std::runtime_error.
+  CudaEvent create_event();
+  // Failures are ignored: they only happen while the process tears CUDA down.
+  void destroy_event(CudaEvent event) noexcept;
+
+  int device() const noexcept { return device_; }
+
+ private:
+  int device_;
+};
+
+using CudaEventPool = EventPool<CudaEventBackend>;
+
+class DeviceStreams {
+ public:
+  static constexpr int kDefaultCopyStreams = 2;
+
+  // Creates the streams on `device` (made current for the creation, then the
+  // caller's device is restored). Throws std::invalid_argument for a negative
+  // device or copy stream count, std::runtime_error when the device cannot be
+  // used (the message names the CUDA call, the device and the CUDA error).
+  explicit DeviceStreams(int device, int copy_streams = kDefaultCopyStreams,
+                         std::size_t events_per_chunk = CudaEventPool::kDefaultEventsPerChunk);
+  // Does not wait: CUDA frees a stream once the work queued on it is done.
+  ~DeviceStreams();
+
+  DeviceStreams(const DeviceStreams&) = delete;
+  DeviceStreams& operator=(const DeviceStreams&) = delete;
+
+  int device() const noexcept { return device_; }
+  CudaStream compute_stream() const noexcept { return streams_.front(); }
+  int copy_stream_count() const noexcept { return static_cast<int>(streams_.size()) - 1; }
+
+  CudaStream copy_stream(int index) const {
+    if (index < 0 || index >= copy_stream_count()) {
+      throw std::out_of_range("DeviceStreams: copy stream " + std::to_string(index) +
+                              " out of range (device " + std::to_string(device_) + " has " +
+                              std::to_string(copy_stream_count()) + " copy streams)");
+    }
+    return streams_[static_cast<std::size_t>(index) + 1];
+  }
+
+  // Events for this device; thread-safe.
+  CudaEventPool& events() noexcept { return events_; }
+  const CudaEventPool& events() const noexcept { return events_; }
+
+ private:
+  static int checked_device(int device, int copy_streams) {
+    if (device < 0) {
+      throw std::invalid_argument("DeviceStreams: device " + std::to_string(device) +
+                                  " (expected a CUDA device ordinal >= 0)");
+    }
+    if (copy_streams < 0) {
+      throw std::invalid_argument("DeviceStreams: " + std::to_string(copy_streams) +
+                                  " copy streams for device " + std::to_string(device) + " (expected >= 0)");
+    }
+    return device;
+  }
+
+  void destroy_streams() noexcept;
+
+  int device_;
+  std::vector<CudaStream> streams_;  // [0] compute, then the copy streams
+  CudaEventPool events_;
+};
+
+}  // namespace weft

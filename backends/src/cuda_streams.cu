@@ -1,0 +1,134 @@
+// DeviceStreams and CUDA events with the CUDA backend compiled in.
+#include <weft/backends/cuda_streams.hpp>
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace weft {
+namespace {
+
+[[noreturn]] void fail(const char* who, const char* call, int device, cudaError_t status) {
+  (void)cudaGetLastError();  // clear a non-sticky error so the next call starts clean
+  throw std::runtime_error(std::string(who) + ": " + call + " failed for device " + std::to_string(device) +
+                           ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) + ")");
+}
+
+// Says plainly when there is no usable GPU or no such device, rather than
+// letting a later call fail with a less telling error.
+void require_device(const char* who, int device) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw std::runtime_error(std::string(who) + ": cannot use CUDA device " + std::to_string(device) +
+                             ": cudaGetDeviceCount failed: " + cudaGetErrorString(status) + " (" +
+                             cudaGetErrorName(status) + ")");
+  }
+  if (device >= count) {
+    throw std::runtime_error(std::string(who) + ": CUDA device " + std::to_string(device) +
+                             " does not exist (" + std::to_string(count) + " CUDA devices present)");
+  }
+}
+
+// Makes `device` current while alive and gives the thread its previous
+// device back: streams and events belong to the device current when they
+// are made, and the caller's choice of device must survive.
+class DeviceSwitch {
+ public:
+  DeviceSwitch(const char* who, int device) {
+    cudaError_t status = cudaGetDevice(&previous_);
+    if (status != cudaSuccess) fail(who, "cudaGetDevice", device, status);
+    if (previous_ != device) {
+      status = cudaSetDevice(device);
+      if (status != cudaSuccess) fail(who, "cudaSetDevice", device, status);
+      switched_ = true;
+    }
+  }
+  ~DeviceSwitch() {
+    // Setting back a device that was current a moment ago cannot fail short
+    // of CUDA shutting down, and a destructor cannot report it anyway.
+    if (switched_) (void)cudaSetDevice(previous_);
+  }
+  DeviceSwitch(const DeviceSwitch&) = delete;
+  DeviceSwitch& operator=(const DeviceSwitch&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+// The same for destructors: best effort, never throws. Destruction happens
+// with the owning device current, as creation did, in case the thread has
+// moved on to another device since.
+class QuietDeviceSwitch {
+ public:
+  explicit QuietDeviceSwitch(int device) noexcept {
+    switched_ = cudaGetDevice(&previous_) == cudaSuccess && previous_ != device &&
+                cudaSetDevice(device) == cudaSuccess;
+  }
+  ~QuietDeviceSwitch() {
+    if (switched_) (void)cudaSetDevice(previous_);
+  }
+  QuietDeviceSwitch(const QuietDeviceSwitch&) = delete;
+  QuietDeviceSwitch& operator=(const QuietDeviceSwitch&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+}  // namespace
+
+CudaEvent CudaEventBackend::create_event() {
+  constexpr const char* who = "CudaEventBackend";
+  require_device(who, device_);
+  DeviceSwitch on_device(who, device_);
+  cudaEvent_t event = nullptr;
+  const cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (status != cudaSuccess) fail(who, "cudaEventCreateWithFlags(cudaEventDisableTiming)", device_, status);
+  return event;
+}
+
+void CudaEventBackend::destroy_event(CudaEvent event) noexcept {
+  if (event == nullptr) return;
+  QuietDeviceSwitch on_device(device_);
+  // Fails only for an invalid handle or during CUDA's own teardown; the
+  // event is gone either way and there is nobody to tell.
+  (void)cudaEventDestroy(event);
+}
+
+DeviceStreams::DeviceStreams(int device, int copy_streams, std::size_t events_per_chunk)
+    : device_(checked_device(device, copy_streams)), events_(CudaEventBackend(device), events_per_chunk) {
+  constexpr const char* who = "DeviceStreams";
+  require_device(who, device_);
+  DeviceSwitch on_device(who, device_);
+  streams_.reserve(static_cast<std::size_t>(copy_streams) + 1);
+  try {
+    for (int i = 0; i <= copy_streams; ++i) {
+      cudaStream_t stream = nullptr;
+      const cudaError_t status = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      if (status != cudaSuccess)
+        fail(who, "cudaStreamCreateWithFlags(cudaStreamNonBlocking)", device_, status);
+      streams_.push_back(stream);  // cannot throw: reserved above
+    }
+  } catch (...) {
+    destroy_streams();  // the destructor does not run for a half-built object
+    throw;
+  }
+}
+
+DeviceStreams::~DeviceStreams() { destroy_streams(); }
+
+void DeviceStreams::destroy_streams() noexcept {
+  // cudaStreamDestroy returns at once and frees the stream when its queued
+  // work is done; it fails only for an invalid handle or during CUDA's own
+  // teardown, and there is nobody to tell from here.
+  if (streams_.empty()) return;
+  QuietDeviceSwitch on_device(device_);
+  for (cudaStream_t stream : streams_) (void)cudaStreamDestroy(stream);
+  streams_.clear();
+}
+
+}  // namespace weft

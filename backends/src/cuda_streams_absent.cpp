@@ -1,0 +1,32 @@
+// DeviceStreams and CUDA events in a build without the CUDA backend: creating
+// either throws, so nothing is ever there to destroy.
+#include <weft/backends/cuda_streams.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace weft {
+namespace {
+
+[[noreturn]] void no_cuda(const char* who, int device) {
+  throw std::runtime_error(
+      std::string(who) + ": cannot use CUDA device " + std::to_string(device) +
+      ": weft was built without the CUDA backend (WEFT_ENABLE_CUDA=OFF or no nvcc found)");
+}
+
+}  // namespace
+
+CudaEvent CudaEventBackend::create_event() { no_cuda("CudaEventBackend", device_); }
+
+void CudaEventBackend::destroy_event(CudaEvent /*event*/) noexcept {}
+
+DeviceStreams::DeviceStreams(int device, int copy_streams, std::size_t events_per_chunk)
+    : device_(checked_device(device, copy_streams)), events_(CudaEventBackend(device), events_per_chunk) {
+  no_cuda("DeviceStreams", device_);
+}
+
+DeviceStreams::~DeviceStreams() { destroy_streams(); }
+
+void DeviceStreams::destroy_streams() noexcept { streams_.clear(); }
+
+}  // namespace weft

@@ -1,0 +1,209 @@
+// The CUDA backend against what a GPU programmer would use instead, on one
+// stream of device 0, timed with CUDA events (GPU time between two events):
+//
+//   cuda_saxpy          weft::cuda::parallel_for running a WEFT_HOST_DEVICE
+//                       saxpy functor against cublasSaxpy, at Ripple's Table 2
+//                       sizes (1M to 1B floats; --quick: 1M), in ms per saxpy;
+//                       and its bandwidth (12 bytes per element: read x and y,
+//                       write y) against a device-to-device cudaMemcpyAsync, the
+//                       practical limit, in GB/s (there the ratio is weft /
+//                       copy, so higher is better).
+//   cuda_node_overhead  a chain of N empty kernels queued through
+//                       weft::cuda::parallel_for against the same chain of plain
+//                       <<<>>> launches, in microseconds per launch. The GPU
+//                       finishes an empty kernel faster than a thread queues the
+//                       next, so the event time is the submission rate.
+//
+// Without a GPU each benchmark prints that it skipped and records nothing.
+#include "bench.hpp"
+
+#include <weft/backends/cuda_devices.hpp>
+#include <weft/backends/cuda_streams.hpp>
+#include <weft/backends/memory_space.hpp>
+#include <weft/views/cuda/cuda_check.cuh>
+#include <weft/views/cuda/parallel_for_cuda.cuh>
+#include <weft/views/range_policy.hpp>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kDevice = 0;
+
+bool gpu_present(const char* benchmark) {
+  const weft::CudaDiscovery found = weft::discover_cuda_devices();
+  if (found.devices.empty()) {
+    std::printf("%-28s skipped: no GPU (%s)\n", benchmark, found.note.c_str());
+    return false;
+  }
+  return true;
+}
+
+void check(cudaError_t status, const char* call) { weft::cuda::check(status, call, kDevice, "weft-bench"); }
+
+void check(cublasStatus_t status, const char* call) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string("weft-bench: ") + call + " failed on device " +
+                             std::to_string(kDevice) + ": " + cublasGetStatusString(status));
+  }
+}
+
+class CublasHandle {
+ public:
+  explicit CublasHandle(cudaStream_t stream) {
+    check(cublasCreate(&handle_), "cublasCreate");
+    try {
+      check(cublasSetStream(handle_, stream), "cublasSetStream");
+    } catch (...) {
+      (void)cublasDestroy(handle_);
+      throw;
+    }
+  }
+  ~CublasHandle() { (void)cublasDestroy(handle_); }  // nothing to report to at exit
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get() const noexcept { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+// An event that records time (the pool's events do not, on purpose).
+class TimingEvent {
+ public:
+  TimingEvent() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+  ~TimingEvent() { (void)cudaEventDestroy(event_); }
+  TimingEvent(const TimingEvent&) = delete;
+  TimingEvent& operator=(const TimingEvent&) = delete;
+  cudaEvent_t get() const noexcept { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// The fastest of `repetitions` timings of what enqueue() queues on `stream`,
+// in milliseconds per operation when it queues `operations` of them.
+template <class Enqueue>
+double best_ms_per_operation(cudaStream_t stream, int repetitions, int operations, Enqueue enqueue) {
+  const TimingEvent start, stop;
+  enqueue();  // warm-up: lazy module loading, first-touch of the memory
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < std::max(1, repetitions); ++r) {
+    check(cudaEventRecord(start.get(), stream), "cudaEventRecord");
+    for (int k = 0; k < operations; ++k) enqueue();
+    check(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
+    best = std::min(best, static_cast<double>(ms) / operations);
+  }
+  return best;
+}
+
+// One kernel source for both backends (the host benchmarks run it too).
+struct Saxpy {
+  float a;
+  const float* x;
+  float* y;
+  WEFT_HOST_DEVICE void operator()(std::int64_t i) const { y[i] = a * x[i] + y[i]; }
+};
+
+struct Fill {
+  float value;
+  float* out;
+  WEFT_HOST_DEVICE void operator()(std::int64_t i) const { out[i] = value; }
+};
+
+struct Nothing {
+  WEFT_HOST_DEVICE void operator()(std::int64_t) const {}
+};
+
+__global__ void empty_kernel() {}
+
+std::string millions(std::int64_t n) {
+  return n >= 1'000'000'000 ? std::to_string(n / 1'000'000'000) + "B" : std::to_string(n / 1'000'000) + "M";
+}
+
+}  // namespace
+
+WEFT_BENCHMARK(cuda_saxpy) {
+  if (!gpu_present("cuda_saxpy")) return;
+  const std::vector<std::int64_t> sizes =
+      opt.quick ? std::vector<std::int64_t>{1'000'000}
+                : std::vector<std::int64_t>{1'000'000,   10'000'000,  100'000'000,
+                                            200'000'000, 500'000'000, 1'000'000'000};
+  weft::DeviceStreams gpu(kDevice);
+  const cudaStream_t stream = gpu.compute_stream();
+  const CublasHandle cublas(stream);
+  const weft::CudaSpace space(kDevice);
+  const float a = 2.0f;
+
+  for (const std::int64_t n : sizes) {
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (3 * bytes > free_bytes) {
+      std::printf("%-28s n=%s skipped: needs %zu MiB, %zu MiB free\n", "cuda_saxpy", millions(n).c_str(),
+                  3 * bytes >> 20, free_bytes >> 20);
+      continue;
+    }
+    const weft::SpaceBuffer<weft::CudaSpace> x(space, bytes), y(space, bytes), copy(space, bytes);
+    auto* device_x = static_cast<float*>(x.data());
+    auto* device_y = static_cast<float*>(y.data());
+    const weft::RangePolicy<std::int64_t> all(0, n);
+    weft::cuda::parallel_for(stream, all, Fill{1.0f, device_x});
+    weft::cuda::parallel_for(stream, all, Fill{2.0f, device_y});
+
+    // Enough operations per timing that launch gaps do not dominate small sizes.
+    const int operations = static_cast<int>(std::clamp<std::int64_t>(100'000'000 / n, 1, 100));
+    const double weft_ms = best_ms_per_operation(stream, opt.repetitions, operations, [&] {
+      weft::cuda::parallel_for(stream, all, Saxpy{a, device_x, device_y});
+    });
+    const double cublas_ms = best_ms_per_operation(stream, opt.repetitions, operations, [&] {
+      check(cublasSaxpy(cublas.get(), static_cast<int>(n), &a, device_x, 1, device_y, 1), "cublasSaxpy");
+    });
+    const double copy_ms = best_ms_per_operation(stream, opt.repetitions, operations, [&] {
+      check(cudaMemcpyAsync(copy.data(), y.data(), bytes, cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpyAsync");
+    });
+    const std::string params = "n=" + millions(n);
+    out.compare("cuda_saxpy", params, "ms", {"weft", weft_ms}, {"cuBLAS", cublas_ms});
+    const double saxpy_gbs = 3.0 * static_cast<double>(bytes) / (weft_ms * 1e6);
+    const double copy_gbs = 2.0 * static_cast<double>(bytes) / (copy_ms * 1e6);  // read + write
+    out.compare("cuda_saxpy", params, "GB/s", {"weft", saxpy_gbs}, {"D2D copy", copy_gbs});
+  }
+}
+
+WEFT_BENCHMARK(cuda_node_overhead) {
+  if (!gpu_present("cuda_node_overhead")) return;
+  const int chain = opt.quick ? 1'000 : 100'000;
+  weft::DeviceStreams gpu(kDevice);
+  const cudaStream_t stream = gpu.compute_stream();
+  const weft::RangePolicy<std::int64_t> one(0, 1);
+
+  // One timing covers the whole chain: milliseconds per chain to microseconds per launch.
+  const double weft_chain_ms = best_ms_per_operation(stream, opt.repetitions, 1, [&] {
+    for (int k = 0; k < chain; ++k) weft::cuda::parallel_for(stream, one, Nothing{});
+  });
+  const double plain_chain_ms = best_ms_per_operation(stream, opt.repetitions, 1, [&] {
+    for (int k = 0; k < chain; ++k) {
+      empty_kernel<<<1, weft::cuda::detail::kThreadsPerBlock, 0, stream>>>();
+      check(cudaGetLastError(), "empty_kernel<<<>>>");  // weft checks every launch too
+    }
+  });
+  const double weft_us = 1000.0 * weft_chain_ms / chain;
+  const double plain_us = 1000.0 * plain_chain_ms / chain;
+  out.compare("cuda_node_overhead", "N=" + std::to_string(chain), "us/launch", {"weft", weft_us},
+              {"<<<>>>", plain_us});
+}
