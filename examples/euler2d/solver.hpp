@@ -71,6 +71,10 @@ class Solver {
     build_graph();
   }
 
+  // Its graph refers to this solver: it stays where it was made.
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
   // Called at the end of every step, on the worker that ran the step's last
   // node: nothing else of the step runs then, so it may read the field.
   void on_step(std::function<void(const StepInfo&)> callback) { on_step_ = std::move(callback); }

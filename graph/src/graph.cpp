@@ -19,6 +19,7 @@ Graph::Graph(const Graph& other)
       last_added_(other.last_added_),
       predicate_(other.predicate_),
       padding_readers_(other.padding_readers_),
+      padding_users_(other.padding_users_),
       conditional_(other.conditional_) {}
 
 Graph& Graph::operator=(const Graph& other) {
@@ -103,6 +104,24 @@ Graph& Graph::add_conditional(std::function<bool()> pred) {
   return *this;
 }
 
+namespace {
+
+// Whether a node of the level before must precede a node working on block
+// `block` of a tensor split as `split` (0: no tensor): unless both work on
+// blocks of tensors split the same way, and on different blocks.
+bool must_precede(const GraphNode& before, std::uint64_t split, int block) {
+  return block < 0 || before.partition < 0 || before.split_signature != split || before.partition == block;
+}
+
+// The same for a node that may touch two blocks (a padding copy reads one
+// and writes another's padding).
+bool must_precede(const GraphNode& before, const GraphNode& later) {
+  return must_precede(before, later.split_signature, later.partition) ||
+         (later.padding_to >= 0 && must_precede(before, later.split_signature, later.padding_to));
+}
+
+}  // namespace
+
 Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
   if (&subgraph == this) throw std::invalid_argument("Graph: a graph cannot contain itself as a subgraph");
   subgraph.validate();
@@ -128,19 +147,25 @@ Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
     for (const Edge& e : subgraph.edges_) has_predecessor[static_cast<std::size_t>(e.second)] = true;
     for (std::size_t i = 0; i < subgraph.nodes_.size(); ++i) {
       // Roots of the subgraph hang off our level (a root on a tensor
-      // partition only off that partition's nodes and the untied ones,
-      // section 5.3.5); the rest keep their edges.
-      const GraphNode& root = subgraph.nodes_[i];
+      // partition only off the nodes on its blocks and the untied ones,
+      // section 5.3.5); the rest keep their edges. A node that may write a
+      // block also waits for our padding copies still reading that block
+      // (section 5.4; tensors are not recorded per node, so any tensor's).
+      const GraphNode& node = subgraph.nodes_[i];
       std::vector<NodeId> before;
       if (!has_predecessor[i]) {
-        for (NodeId p : predecessors) {
-          const GraphNode& n = nodes_[static_cast<std::size_t>(p)];
-          if (root.partition < 0 || n.partition < 0 || n.partitions != root.partitions ||
-              n.partition == root.partition)
-            before.push_back(p);
+        for (NodeId p : predecessors)
+          if (must_precede(nodes_[static_cast<std::size_t>(p)], node)) before.push_back(p);
+      }
+      if (node.partition >= 0 && node.kind != NodeKind::Copy) {
+        for (const auto& [key, readers] : padding_readers_) {
+          if (key.second == static_cast<std::size_t>(node.partition))
+            before.insert(before.end(), readers.begin(), readers.end());
         }
       }
-      const NodeId id = append(root, before);
+      std::sort(before.begin(), before.end());
+      before.erase(std::unique(before.begin(), before.end()), before.end());
+      const NodeId id = append(node, before);
       added_all.push_back(id);
     }
     for (const Edge& e : subgraph.edges_) edges_.emplace_back(e.first + offset, e.second + offset);
@@ -167,23 +192,34 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
   const std::string where = std::string("Graph::") + (after_last ? "then_" : "") + op.operation;
   if (op.tensors.empty()) throw std::invalid_argument(where + ": needs a Tensor argument");
   const detail::TensorUse& first = op.tensors.front();
-  for (std::size_t k = 1; k < op.tensors.size(); ++k) {
-    if (op.tensors[k].shape != first.shape) {
-      throw std::invalid_argument(where + ": tensor argument " + std::to_string(k + 1) + " (" +
-                                  op.tensors[k].description + ") is not split like tensor argument 1 (" +
-                                  first.description + "); the tensors of one operation need the same blocks");
+  for (std::size_t k = 0; k < op.tensors.size(); ++k) {
+    const detail::TensorUse& use = op.tensors[k];
+    const std::string argument = "tensor argument " + std::to_string(k + 1) + " (" + use.description + ")";
+    if (k > 0 && use.split_signature != first.split_signature) {
+      throw std::invalid_argument(where + ": " + argument + " is not split like tensor argument 1 (" +
+                                  first.description +
+                                  "); the tensors of one operation need the same blocks on the same devices");
+    }
+    if (use.access != PaddedAccess::None && use.padding == 0) {
+      throw std::invalid_argument(where + ": " + argument +
+                                  " has no padding, so a padded access would read outside its blocks");
+    }
+    for (std::size_t other = 0; other < k; ++other) {
+      if (op.tensors[other].id == use.id &&
+          (use.access != PaddedAccess::None || op.tensors[other].access != PaddedAccess::None)) {
+        throw std::invalid_argument(where + ": " + argument + " is also tensor argument " +
+                                    std::to_string(other + 1) +
+                                    "; a tensor with padded access may appear once in an operation");
+      }
     }
   }
   const auto blocks = static_cast<int>(first.blocks);
+  const std::uint64_t split = first.split_signature;
   const std::vector<NodeId> level_before = after_last ? last_level_ : previous_level_;
-  // A node on block b waits for the level before's nodes on block b and for
-  // those that are not tied to a block of an operation split like this one.
   const auto predecessors_of = [&](int block) {
     std::vector<NodeId> out;
-    for (NodeId p : level_before) {
-      const GraphNode& n = nodes_[static_cast<std::size_t>(p)];
-      if (n.partition < 0 || n.partitions != blocks || n.partition == block) out.push_back(p);
-    }
+    for (NodeId p : level_before)
+      if (must_precede(nodes_[static_cast<std::size_t>(p)], split, block)) out.push_back(p);
     return out;
   };
   const auto merged = [](std::vector<NodeId> a, const std::vector<NodeId>& b) {
@@ -193,30 +229,38 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
     return a;
   };
   const auto block_index = [](int b) { return static_cast<std::size_t>(b); };
+  const auto lookup = [](const auto& map, const std::pair<const void*, std::size_t>& key) {
+    const auto it = map.find(key);
+    return it == map.end() ? std::vector<NodeId>{} : it->second;
+  };
 
   // Padding copies (Figures 7 and 9): one node per neighbouring pair. A copy
   // reads `from` and writes `to`'s padding, so it follows what came before on
-  // both blocks.
+  // both blocks, and whatever else still writes or reads that padding.
   std::vector<std::vector<NodeId>> waits(block_index(blocks));  // extra predecessors of each block's node
-  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> new_readers;
+  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> new_readers, new_users;
   for (const detail::TensorUse& use : op.tensors) {
     if (!use.copy_padding) continue;
     for (int to = 0; to < blocks; ++to) {
+      const std::pair<const void*, std::size_t> padding_of_to{use.id, block_index(to)};
       for (std::size_t from : use.padding_sources(block_index(to))) {
         GraphNode node;
         node.kind = NodeKind::Copy;
         node.execution = kind;
         node.partition = static_cast<int>(from);
-        node.partitions = blocks;
+        node.padding_to = to;
+        node.split_signature = split;
         node.device = use.devices[from];
         node.work = arena_->adopt(NodeWork::make(
             [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); }));
-        const NodeId id =
-            append(std::move(node), merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)));
+        const NodeId id = append(std::move(node),
+                                 merged(merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)),
+                                        lookup(padding_users_, padding_of_to)));
         waits[block_index(to)].push_back(id);  // into to's padding: to's kernel reads it
         if (use.access == PaddedAccess::Exclusive)
           waits[from].push_back(id);  // from's kernel overwrites what it reads
         new_readers[{use.id, from}].push_back(id);
+        new_users[padding_of_to].push_back(id);
       }
     }
   }
@@ -236,14 +280,24 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
     node.kind = op.kind;
     node.execution = kind;
     node.partition = b;
-    node.partitions = blocks;
+    node.split_signature = split;
     node.device = first.devices[block_index(b)];
     node.work = arena_->adopt(std::move(op.works[block_index(b)]));
-    added.push_back(append(std::move(node), before));
+    const NodeId id = append(std::move(node), before);
+    added.push_back(id);
+    for (const detail::TensorUse& use : op.tensors)
+      if (use.copy_padding) new_users[{use.id, block_index(b)}].push_back(id);  // reads its padding
   }
   for (auto& [key, readers] : new_readers) {
     std::vector<NodeId>& pending = padding_readers_[key];
     pending.insert(pending.end(), readers.begin(), readers.end());
+  }
+  for (auto& [key, users] : new_users) {
+    // After a then_ operation its nodes follow the earlier users of this
+    // padding, so only they need following from now on.
+    std::vector<NodeId>& recorded = padding_users_[key];
+    if (after_last) recorded.clear();
+    recorded.insert(recorded.end(), users.begin(), users.end());
   }
   std::vector<NodeId> level = added;
   if (op.finish) {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -216,9 +217,10 @@ TEST_CASE("GraphTensor.then_split_after_split_links_same_partitions_only") {
 TEST_CASE("GraphTensor.tensors_of_one_operation_must_split_alike") {
   weft::Tensor<double, 1> a({4}, 100), b({2}, 100);
   weft::Graph g;
-  CHECK(weft::test::invalid_argument_message([&] { g.split([](auto&, auto&) {}, a, b); }) ==
-        "Graph::split: tensor argument 2 (Tensor<1> (100) in 2 blocks) is not split like tensor argument 1 "
-        "(Tensor<1> (100) in 4 blocks); the tensors of one operation need the same blocks");
+  CHECK(
+      weft::test::invalid_argument_message([&] { g.split([](auto&, auto&) {}, a, b); }) ==
+      "Graph::split: tensor argument 2 (Tensor<1> (100) in 2 blocks) is not split like tensor argument 1 "
+      "(Tensor<1> (100) in 4 blocks); the tensors of one operation need the same blocks on the same devices");
   CHECK(g.size() == 0);  // nothing was added
 }
 
@@ -415,13 +417,29 @@ TEST_CASE("GraphTensor.a_large_block_shares_its_rows_with_every_worker") {
   weft::Tensor<std::int64_t, 2> t({1, 1}, nx, ny);
   std::mutex m;
   std::set<std::thread::id> threads;
+  std::atomic<bool> gave_up{false};
   weft::Graph g;
   g.split(
       [&](auto& it) {
         *it = it.global_index(0) + 1000 * it.global_index(1);
-        if (it.index(0) == 0) {  // once per row
+        if (it.index(0) != 0) return;  // once per row
+        {
           std::lock_guard<std::mutex> lock(m);
           threads.insert(std::this_thread::get_id());
+        }
+        // The first rows wait until another thread has taken rows too: with
+        // two workers and 16 chunks that happens unless rows are not shared.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (true) {
+          {
+            std::lock_guard<std::mutex> lock(m);
+            if (threads.size() >= 2) break;
+          }
+          if (std::chrono::steady_clock::now() > deadline) {
+            gave_up = true;
+            break;
+          }
+          std::this_thread::yield();
         }
       },
       t);
@@ -429,8 +447,8 @@ TEST_CASE("GraphTensor.a_large_block_shares_its_rows_with_every_worker") {
   executor.run(g).wait().get();
   for (std::size_t j = 0; j < ny; ++j)
     for (std::size_t i = 0; i < nx; ++i) CHECK(t(i, j) == static_cast<std::int64_t>(i + 1000 * j));
-  MESSAGE("rows were computed by " << threads.size() << " thread(s)");
-  CHECK(threads.size() >= 1);
+  CHECK(threads.size() == 2);
+  CHECK_FALSE(gave_up.load());
 }
 
 TEST_CASE("GraphTensor.boundary_loads_the_same_padding_as_load_boundary_on_every_cell") {
@@ -486,4 +504,136 @@ TEST_CASE("GraphTensor.copies_inside_a_subgraph_still_bind_later_writers") {
     if (n["kind"] == "copy" && n["partition"] == 0) copy_out_of_0 = n["id"].get<int>();
   REQUIRE(copy_out_of_0 >= 0);
   CHECK(edge_set(doc).count({copy_out_of_0, writer}) == 1);
+}
+
+TEST_CASE("GraphTensor.a_large_in_place_block_runs_its_rows_in_order") {
+  // 2D Listing 11 on one block of 150 x 120 cells: rows read the row below,
+  // already updated, as in a serial loop; they are not shared among threads.
+  constexpr std::size_t nx = 150, ny = 120;
+  weft::Tensor<double, 2> u({1, 2}, 1, nx, ny);
+  std::vector<double> reference(nx * ny);
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t i = 0; i < nx; ++i)
+      u(i, j) = reference[j * nx + i] = static_cast<double>((i * 7 + j * 13) % 17);
+  weft::Graph g;
+  g.split(
+      [](auto& it) { *it = 0.5 * *it + 0.25 * (*it.offset(weft::dim_y, -1) + *it.offset(weft::dim_y, 1)); },
+      weft::exclusive_padded_access(u));
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(g).wait().get();
+  const std::vector<double> before = reference;
+  for (std::size_t half = 0; half < 2; ++half) {
+    const std::size_t begin = half * ny / 2, end = (half + 1) * ny / 2;
+    for (std::size_t j = begin; j < end; ++j) {
+      for (std::size_t i = 0; i < nx; ++i) {
+        const double below =
+            j == 0 ? 0.0 : (j == begin ? before[(j - 1) * nx + i] : reference[(j - 1) * nx + i]);
+        const double above =
+            j + 1 == ny ? 0.0 : (j + 1 == end ? before[(j + 1) * nx + i] : reference[(j + 1) * nx + i]);
+        reference[j * nx + i] = 0.5 * reference[j * nx + i] + 0.25 * (below + above);
+      }
+    }
+  }
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t i = 0; i < nx; ++i) CHECK(u(i, j) == reference[j * nx + i]);
+}
+
+TEST_CASE("GraphTensor.a_subgraph_starting_with_padding_copies_waits_for_both_blocks") {
+  weft::Tensor<double, 1> a({4}, 1, 40), b({4}, 40);
+  weft::Graph outer, inner;
+  outer.split([](auto& it) { *it = 1.0; }, b).named("init_b");
+  inner.split([](auto& in, auto& out) { *out += *in.offset(0, 1); }, weft::concurrent_padded_access(a), b);
+  outer.then(inner);
+  const nlohmann::json doc = outer.to_json();
+  // Every copy into block i's padding follows init_b on block i (it overwrites
+  // padding a kernel of the level before might read) and on its source block.
+  for (const auto& n : doc["nodes"]) {
+    if (n["kind"] != "copy") continue;
+    std::set<int> before;
+    for (const auto& [from, to] : predecessors_of(doc, n["id"].get<int>())) before.insert(from);
+    CHECK(before.count(n["partition"].get<int>()) == 1);  // init_b.<source> has id <source>
+    CHECK(before.size() == 2);
+  }
+  // So every kernel of the subgraph follows init_b on its own block (through its copies).
+  for (int p = 0; p < 4; ++p) {
+    const int kernel = static_cast<int>(doc["nodes"].size()) - 4 + p;
+    bool through_a_copy = false;
+    for (const auto& [copy, to] : predecessors_of(doc, kernel))
+      through_a_copy = through_a_copy || edge_set(doc).count({p, copy}) == 1;
+    CHECK(through_a_copy);
+  }
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(outer).wait().get();
+  for (int i = 0; i < 40; ++i) CHECK(b(i) == 1.0);  // a is all zero: b stays 1 + 0
+}
+
+TEST_CASE("GraphTensor.a_subgraph_writing_a_block_waits_for_copies_still_reading_it") {
+  weft::Tensor<double, 1> a({2}, 1, 20), b({2}, 20);
+  weft::Graph outer, inner;
+  outer.split([](auto& in, auto& out) { *out = *in.offset(0, 1); }, weft::concurrent_padded_access(a), b);
+  inner.split([](auto& it) { *it = 5.0; }, a).named("write_a");
+  outer.then(inner);
+  const nlohmann::json doc = outer.to_json();
+  const int writer = *outer.find("write_a.0");
+  int copy_out_of_0 = -1;
+  for (const auto& n : doc["nodes"])
+    if (n["kind"] == "copy" && n["partition"] == 0) copy_out_of_0 = n["id"].get<int>();
+  REQUIRE(copy_out_of_0 >= 0);
+  CHECK(edge_set(doc).count({copy_out_of_0, writer}) == 1);
+}
+
+TEST_CASE("GraphTensor.padded_operations_side_by_side_do_not_race_on_the_padding") {
+  weft::Tensor<double, 1> in({2}, 1, 20), fx({2}, 20), fy({2}, 20);
+  weft::Graph g;
+  g.split([](auto& u, auto& f) { *f = *u.offset(0, 1); }, weft::concurrent_padded_access(in), fx);
+  g.split([](auto& u, auto& f) { *f = *u.offset(0, -1); }, weft::concurrent_padded_access(in), fy);
+  const nlohmann::json doc = g.to_json();
+  // The second operation's copy into block 0 follows the first's copy into
+  // block 0 and the first's kernel on block 0, which reads that padding.
+  std::vector<int> copies_into_0;
+  for (const auto& n : doc["nodes"])
+    if (n["kind"] == "copy" && n["partition"] == 1) copies_into_0.push_back(n["id"].get<int>());
+  REQUIRE(copies_into_0.size() == 2);
+  const EdgeSet before = predecessors_of(doc, copies_into_0[1]);
+  CHECK(before.count({copies_into_0[0], copies_into_0[1]}) == 1);
+  CHECK(before.size() == 2);
+  weft::Executor executor(weft::test::cpu_only(2));
+  for (int i = 0; i < 20; ++i) in(i) = i;
+  executor.run(g).wait().get();
+  for (int i = 0; i < 20; ++i) {
+    CHECK(fx(i) == (i == 19 ? 0.0 : i + 1.0));
+    CHECK(fy(i) == (i == 0 ? 0.0 : i - 1.0));
+  }
+}
+
+TEST_CASE("GraphTensor.padded_access_needs_padding_and_appears_once") {
+  weft::Tensor<double, 1> plain({2}, 20), padded({2}, 1, 20);
+  weft::Graph g;
+  CHECK(weft::test::invalid_argument_message(
+            [&] { g.split([](auto& in) { *in = 1.0; }, weft::concurrent_padded_access(plain)); }) ==
+        "Graph::split: tensor argument 1 (Tensor<1> (20) in 2 blocks) has no padding, so a padded access "
+        "would read outside its blocks");
+  CHECK(weft::test::invalid_argument_message([&] {
+          g.split([](auto& in, auto& out) { *out = *in; }, weft::concurrent_padded_access(padded), padded);
+        }) ==
+        "Graph::split: tensor argument 2 (Tensor<1> (20) in 2 blocks) is also tensor argument 1; a tensor "
+        "with padded access may appear once in an operation");
+  CHECK(g.size() == 0);
+}
+
+TEST_CASE("GraphTensor.one_reduction_result_serves_several_operations") {
+  weft::Tensor<int, 1> four({4}, 40), two({2}, 10);
+  for (int i = 0; i < 40; ++i) four(i) = 1;
+  for (int i = 0; i < 10; ++i) two(i) = 2;
+  auto total = weft::make_reduction_result<int>(0);
+  weft::Graph a, b;
+  a.reduce(four, total);
+  b.reduce(two, total);
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(a).wait().get();
+  CHECK(total.value() == 40);
+  executor.run(b).wait().get();
+  CHECK(total.value() == 20);
+  executor.run(a).wait().get();  // a's partials are its own: b's block count does not matter
+  CHECK(total.value() == 40);
 }

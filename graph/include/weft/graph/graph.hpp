@@ -91,9 +91,12 @@ struct GraphNode {
   std::string name;  // may be empty; unique when not
   NodeKind kind = NodeKind::Compute;
   ExecutionKind execution = ExecutionKind::Cpu;
-  int device = -1;                        // the device its partition lives on (-1: none)
-  int partition = -1;                     // the tensor partition it works on (-1: none)
-  int partitions = 0;                     // how many partitions its operation has (0: none; not in JSON)
+  int device = -1;     // the device its partition lives on (-1: none)
+  int partition = -1;  // the tensor partition it works on (-1: none)
+  // Not in JSON: how its operation's tensor is split (0: no tensor), and
+  // for a padding Copy node the block whose padding it fills (-1: none).
+  std::uint64_t split_signature = 0;
+  int padding_to = -1;
   NodeWork work;                          // empty for nodes loaded from JSON and for Conditional nodes
   std::shared_ptr<const Graph> subgraph;  // Subgraph nodes: the graph they run
 };
@@ -279,11 +282,22 @@ class Graph {
     (detail::collect_use(op.tensors, args), ...);
     using State = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
     auto state = std::make_shared<State>(std::forward<F>(kernel), std::forward<Args>(args)...);
+    // In-place kernels (exclusive_padded_access) read neighbours they also
+    // write: their rows run in order on one thread, as the serial meaning says.
+    bool in_place = false;
+    for (const detail::TensorUse& use : op.tensors)
+      in_place = in_place || use.access == PaddedAccess::Exclusive;
     for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
       op.works.push_back(NodeWork::make(
-          [state](std::size_t block) {
+          [state, in_place](std::size_t block) {
             std::apply(
-                [block](auto& f, auto&... a) { run_block_kernel_shared(block, f, unwrap_tensor(a)...); },
+                [block, in_place](auto& f, auto&... a) {
+                  if (in_place) {
+                    run_block_kernel(block, f, unwrap_tensor(a)...);
+                  } else {
+                    run_block_kernel_shared(block, f, unwrap_tensor(a)...);
+                  }
+                },
                 *state);
           },
           b));
@@ -311,19 +325,25 @@ class Graph {
     op.kind = NodeKind::Reduce;
     op.tensors.push_back(detail::describe_use(tensor, PaddedAccess::None));
     const std::size_t blocks = tensor.block_count();
-    result.prepare(blocks, reducer);
+    // This operation's own partial per block: the result only receives the
+    // total, so it can serve several operations and graphs.
+    auto partials = std::make_shared<std::vector<detail::CacheAligned<R>>>(blocks);
     for (std::size_t b = 0; b < blocks; ++b) {
       op.works.push_back(NodeWork::make(
-          [tensor, result, reducer](std::size_t block) mutable {
+          [tensor, partials, reducer](std::size_t block) {
             R partial;
             reducer.init(partial);
             auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(*it)); };
             run_block_kernel(block, fold, tensor);
-            result.partial(block) = partial;
+            (*partials)[block].value = partial;
           },
           b));
     }
-    op.finish = NodeWork::make([result, reducer]() mutable { result.finish(reducer); });
+    op.finish = NodeWork::make([result, partials, reducer]() mutable {
+      R total = result.initial_value();
+      for (const auto& slot : *partials) reducer.join(total, slot.value);
+      result.publish(std::move(total));
+    });
     return op;
   }
 
@@ -345,6 +365,9 @@ class Graph {
   // on that block waits for yet (section 5.4): the next node writing the
   // block must wait for them. Keyed by the tensor's id and the block.
   std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> padding_readers_;
+  // Nodes that write or read block b's padding of a tensor (its copies in,
+  // padded kernels on b) that a new copy into that padding must follow.
+  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> padding_users_;
   bool conditional_ = false;
   mutable std::shared_ptr<detail::Program> program_;                  // lowered form, rebuilt after changes
   std::shared_ptr<NodeArena> arena_ = std::make_shared<NodeArena>();  // this graph's node states

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct TensorUse {
   std::vector<std::size_t> shape;  // every block's extents, in block order
   std::string description;         // for errors: "Tensor<2> (64, 64) in 4 blocks"
   std::vector<int> devices;        // device of each block
+  std::size_t padding = 0;
+  // Identifies how the tensor is split (blocks, their extents and devices):
+  // nodes of two operations work on the same data per block only if equal.
+  std::uint64_t split_signature = 0;
   std::function<std::vector<std::size_t>(std::size_t)> padding_sources;  // blocks feeding a block's padding
   std::function<void(std::size_t from, std::size_t to)> copy_padding;
 };
@@ -46,6 +51,15 @@ TensorUse describe_use(const Tensor<T, D>& tensor, PaddedAccess access) {
     use.shape.insert(use.shape.end(), e.begin(), e.end());
     use.devices.push_back(static_cast<int>(tensor.device_of(b)));
   }
+  use.padding = tensor.padding();
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the shape and the devices
+  const auto mix = [&h](std::uint64_t v) {
+    for (int k = 0; k < 8; ++k, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+  };
+  mix(D);
+  for (std::size_t v : use.shape) mix(v);
+  for (int v : use.devices) mix(static_cast<std::uint64_t>(v));
+  use.split_signature = h == 0 ? 1 : h;
   use.description = "Tensor<" + std::to_string(D) + "> " + detail::format_extents(tensor.geometry().sizes()) +
                     " in " + std::to_string(use.blocks) + " blocks";
   if (access != PaddedAccess::None && tensor.padding() > 0) {

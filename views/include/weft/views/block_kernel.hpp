@@ -159,8 +159,11 @@ void run_block_kernel(std::size_t block, F& kernel, Args&... args) {
 // calling thread is a worker and the block is large (what a split node does:
 // a tensor in one partition still uses every core). Rows go in chunks of
 // about kBlockChunkCells cells; each cell is computed as in the serial form,
-// so the result does not depend on how the rows were shared. The kernel may
-// then run on several threads at once, for different cells.
+// so for kernels that write only their own cell (and read cells nobody
+// writes) the result does not depend on how the rows were shared. The
+// kernel may then run on several threads at once, for different cells.
+// In-place kernels that read neighbours they also write must use
+// run_block_kernel (graphs do for exclusive_padded_access).
 inline constexpr std::size_t kParallelBlockCells = 16384;
 inline constexpr std::size_t kBlockChunkCells = 4096;
 
@@ -174,9 +177,12 @@ void run_block_kernel_shared(std::size_t block, F& kernel, Args&... args) {
     run_block_rows(block, 0, rows, kernel, args...);
     return;
   }
+  // One index per chunk of rows, so each chunk binds its tensors once.
   const std::size_t rows_per_chunk = std::max<std::size_t>(1, kBlockChunkCells / row_cells);
-  parallel_for(RangePolicy(worker->executor(), std::size_t{0}, rows).chunk_size(rows_per_chunk),
-               [&](std::size_t r) { run_block_rows(block, r, r + 1, kernel, args...); });
+  const std::size_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+  parallel_for(RangePolicy(worker->executor(), std::size_t{0}, chunks).chunk_size(1), [&](std::size_t c) {
+    run_block_rows(block, c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), kernel, args...);
+  });
 }
 
 }  // namespace weft

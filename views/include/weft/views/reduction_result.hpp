@@ -116,6 +116,13 @@ class ReductionResult {
                   "ReductionResult::finish needs a reducer with init(T&) and join(T&, const T&)");
     T total = state_->initial;
     for (const auto& slot : state_->partials) reducer.join(total, slot.value);
+    publish(std::move(total));
+  }
+
+  // Sets the value of a reduction whose partials were joined elsewhere (a
+  // graph's reduce operation keeps its own partials, so one result can serve
+  // several operations and graphs) and marks the result complete.
+  void publish(T total) {
     state_->value = std::move(total);
     // release: the value written above is visible to whoever acquires complete.
     state_->complete.store(true, std::memory_order_release);
