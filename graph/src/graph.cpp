@@ -34,6 +34,17 @@ Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 Graph::~Graph() = default;
 
+void Graph::close_operation(const std::vector<NodeId>& level, const std::vector<NodeId>& named,
+                            bool after_last) {
+  if (after_last) {
+    previous_level_ = last_level_;
+    last_level_ = level;  // a new level after the last one
+  } else {
+    last_level_.insert(last_level_.end(), level.begin(), level.end());  // beside the last level
+  }
+  last_added_ = named;
+}
+
 Graph::NodeId Graph::append(GraphNode node, const std::vector<NodeId>& predecessors) {
   const auto id = static_cast<NodeId>(nodes_.size());
   nodes_.push_back(std::move(node));
@@ -56,13 +67,7 @@ Graph& Graph::add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool af
     node.work = arena_->adopt(std::move(spec.work));
     added.push_back(append(std::move(node), predecessors));
   }
-  if (after_last) {
-    previous_level_ = last_level_;
-    last_level_ = added;
-  } else {
-    last_level_.insert(last_level_.end(), added.begin(), added.end());
-  }
-  last_added_ = added;
+  close_operation(added, added, after_last);
   changed();
   return *this;
 }
@@ -177,13 +182,7 @@ Graph& Graph::add_subgraph(const Graph& subgraph, bool after_last) {
     }
     for (NodeId id : subgraph.last_level_) added_last.push_back(id + offset);
   }
-  if (after_last) {
-    previous_level_ = last_level_;
-    last_level_ = added_last;
-  } else {
-    last_level_.insert(last_level_.end(), added_last.begin(), added_last.end());
-  }
-  last_added_ = added_all;
+  close_operation(added_last, added_all, after_last);
   changed();
   return *this;
 }
@@ -307,13 +306,7 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
     node.work = arena_->adopt(std::move(op.finish));
     level.push_back(append(std::move(node), added));
   }
-  if (after_last) {
-    previous_level_ = last_level_;
-    last_level_ = level;
-  } else {
-    last_level_.insert(last_level_.end(), level.begin(), level.end());
-  }
-  last_added_ = added;
+  close_operation(level, added, after_last);
   changed();
   return *this;
 }

@@ -350,6 +350,9 @@ class Graph {
   Graph& add_sync(NodeWork work);
   Graph& add_conditional(std::function<bool()> pred);
   NodeId append(GraphNode node, const std::vector<NodeId>& predecessors);
+  // Ends an operation that added `level` (after the last level, or beside
+  // it) and whose nodes `named` names.
+  void close_operation(const std::vector<NodeId>& level, const std::vector<NodeId>& named, bool after_last);
   std::vector<NodeId> sinks() const;
   void changed() noexcept { program_.reset(); }
   std::shared_ptr<detail::Program> lowered() const;

@@ -113,9 +113,7 @@ class Tensor {
     Extents<D> global{};
     for (std::size_t d = 0; d < D; ++d) {
       if (given[d] < 0 || static_cast<std::size_t>(given[d]) >= g.sizes()[d]) {
-        std::string at = "(";
-        for (std::size_t k = 0; k < D; ++k) at += (k ? ", " : "") + std::to_string(given[k]);
-        throw std::out_of_range("Tensor index " + at + ") out of bounds " +
+        throw std::out_of_range("Tensor index " + detail::format_index_list(given) + " out of bounds " +
                                 detail::format_extents(g.sizes()));
       }
       global[d] = static_cast<std::size_t>(given[d]);

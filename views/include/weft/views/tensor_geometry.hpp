@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <weft/views/view_errors.hpp>
+
 namespace weft {
 
 template <std::size_t D>
@@ -22,9 +24,7 @@ using Extents = std::array<std::size_t, D>;
 namespace detail {
 template <std::size_t D>
 std::string format_extents(const Extents<D>& e) {
-  std::string s = "(";
-  for (std::size_t d = 0; d < D; ++d) s += (d ? ", " : "") + std::to_string(e[d]);
-  return s + ")";
+  return format_index_list(e);
 }
 }  // namespace detail
 
