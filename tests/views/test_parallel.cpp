@@ -491,7 +491,22 @@ TEST_CASE("ReductionResult.value_and_reset_returns_to_the_initial_value") {
   CHECK(passes == 4);
 }
 
-TEST_CASE("ReductionResult.partitions_finish_in_partition_order.2threads") {
+TEST_CASE("ReductionResult.finish_joins_the_initial_value_and_partials_in_partition_order") {
+  // A join that is not commutative shows the order: digits appended in turn.
+  struct AppendDigit {
+    void init(long& v) const { v = 0; }
+    void join(long& into, const long& from) const { into = into * 10 + from; }
+  };
+  auto digits = weft::make_reduction_result<long>(9);
+  digits.prepare(3, AppendDigit{});
+  digits.partial(2) = 3;  // filled out of order, as partitions finish
+  digits.partial(0) = 1;
+  digits.partial(1) = 2;
+  digits.finish(AppendDigit{});
+  CHECK(digits.value() == 9123);
+}
+
+TEST_CASE("ReductionResult.partitions_fill_their_slots_from_jobs.2threads") {
   weft::Executor executor(weft::test::cpu_only(2));
   auto largest = weft::make_reduction_result<double>(-1.0);
   largest.prepare(4, weft::MaxReducer());
