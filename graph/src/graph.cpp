@@ -17,6 +17,7 @@ Graph::Graph(const Graph& other)
       previous_level_(other.previous_level_),
       last_level_(other.last_level_),
       last_added_(other.last_added_),
+      last_helpers_(other.last_helpers_),
       predicate_(other.predicate_),
       padding_readers_(other.padding_readers_),
       padding_users_(other.padding_users_),
@@ -43,6 +44,7 @@ void Graph::close_operation(const std::vector<NodeId>& level, const std::vector<
     last_level_.insert(last_level_.end(), level.begin(), level.end());  // beside the last level
   }
   last_added_ = named;
+  last_helpers_.clear();
 }
 
 Graph::NodeId Graph::append(GraphNode node, const std::vector<NodeId>& predecessors) {
@@ -90,6 +92,7 @@ Graph& Graph::add_sync(NodeWork work) {
   const NodeId id = append(std::move(node), previous_level_);
   last_level_ = {id};
   last_added_ = {id};
+  last_helpers_.clear();
   changed();
   return *this;
 }
@@ -103,6 +106,7 @@ Graph& Graph::add_conditional(std::function<bool()> pred) {
   const NodeId id = append(std::move(node), previous_level_);
   last_level_ = {id};
   last_added_ = {id};
+  last_helpers_.clear();
   predicate_ = std::move(pred);
   conditional_ = true;
   changed();
@@ -237,6 +241,7 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
   // reads `from` and writes `to`'s padding, so it follows what came before on
   // both blocks, and whatever else still writes or reads that padding.
   std::vector<std::vector<NodeId>> waits(block_index(blocks));  // extra predecessors of each block's node
+  std::vector<std::pair<NodeId, std::string>> helpers;          // copies and finish, for named()
   std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> new_readers, new_users;
   for (const detail::TensorUse& use : op.tensors) {
     if (!use.copy_padding) continue;
@@ -256,6 +261,7 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
                                  merged(merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)),
                                         lookup(padding_users_, padding_of_to)));
         waits[block_index(to)].push_back(id);  // into to's padding: to's kernel reads it
+        helpers.emplace_back(id, "pad" + std::to_string(from) + "to" + std::to_string(to));
         if (use.access == PaddedAccess::Exclusive)
           waits[from].push_back(id);  // from's kernel overwrites what it reads
         new_readers[{use.id, from}].push_back(id);
@@ -305,8 +311,10 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
     node.execution = kind;
     node.work = arena_->adopt(std::move(op.finish));
     level.push_back(append(std::move(node), added));
+    helpers.emplace_back(level.back(), "finish");
   }
   close_operation(level, added, after_last);
+  last_helpers_ = std::move(helpers);
   changed();
   return *this;
 }
@@ -314,18 +322,20 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
 Graph& Graph::named(std::string name) {
   if (last_added_.empty()) throw std::logic_error("Graph::named: no node has been added yet");
   if (name.empty()) throw std::invalid_argument("Graph::named: a name cannot be empty");
-  const auto label = [&](std::size_t k) {
-    return last_added_.size() == 1 ? name : name + "." + std::to_string(k);
-  };
-  for (std::size_t k = 0; k < last_added_.size(); ++k) {
-    const std::optional<NodeId> existing = find(label(k));
-    if (existing && *existing != last_added_[k]) {
-      throw std::invalid_argument("Graph::named: the name '" + label(k) + "' is already used by node " +
+  // The operation's nodes: name, or name.k for several; the nodes a tensor
+  // operation adds around them get name.<role> (name.pad1to0, name.finish).
+  std::vector<std::pair<NodeId, std::string>> labels;
+  for (std::size_t k = 0; k < last_added_.size(); ++k)
+    labels.emplace_back(last_added_[k], last_added_.size() == 1 ? name : name + "." + std::to_string(k));
+  for (const auto& [id, role] : last_helpers_) labels.emplace_back(id, name + "." + role);
+  for (const auto& [id, label] : labels) {
+    const std::optional<NodeId> existing = find(label);
+    if (existing && *existing != id) {
+      throw std::invalid_argument("Graph::named: the name '" + label + "' is already used by node " +
                                   std::to_string(*existing));
     }
   }
-  for (std::size_t k = 0; k < last_added_.size(); ++k)
-    nodes_[static_cast<std::size_t>(last_added_[k])].name = label(k);
+  for (const auto& [id, label] : labels) nodes_[static_cast<std::size_t>(id)].name = label;
   return *this;
 }
 

@@ -637,3 +637,17 @@ TEST_CASE("GraphTensor.one_reduction_result_serves_several_operations") {
   executor.run(a).wait().get();  // a's partials are its own: b's block count does not matter
   CHECK(total.value() == 40);
 }
+
+TEST_CASE("GraphTensor.named_names_the_copies_and_the_finishing_node_by_role") {
+  weft::Tensor<double, 1> x({3}, 1, 30), y({3}, 30);
+  auto total = weft::make_reduction_result<double>(0.0);
+  weft::Graph g;
+  g.split([](auto& in, auto& out) { *out = *in.offset(0, 1); }, weft::concurrent_padded_access(x), y)
+      .named("diff");
+  g.then_reduce(y, total).named("total");
+  for (const char* name : {"diff.0", "diff.2", "diff.pad0to1", "diff.pad1to0", "diff.pad1to2", "diff.pad2to1",
+                           "total.0", "total.2", "total.finish"})
+    CHECK_MESSAGE(g.find(name).has_value(), name);
+  CHECK(g.node(*g.find("diff.pad2to1")).kind == weft::NodeKind::Copy);
+  CHECK(g.node(*g.find("total.finish")).partition == -1);
+}

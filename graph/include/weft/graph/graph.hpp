@@ -21,7 +21,11 @@
 //                           it until its predicate says stop (Listing 9)
 //   sync(f, args...)        a node after everything added so far
 //   conditional(pred)       after a run, run again while pred() is true
-//   named(name)             names the node(s) the last operation added
+//   named(name)             names the node(s) the last operation added:
+//                           name, or name.0, name.1 ... for several; a
+//                           tensor operation's padding copies become
+//                           name.pad<from>to<to> and a reduction's
+//                           finishing node name.finish
 //   add_edge(from, to)      an extra edge between named (or numbered) nodes
 // Every operation can take an ExecutionKind first to override the graph's.
 //
@@ -362,7 +366,9 @@ class Graph {
   std::vector<Edge> edges_;
   std::vector<NodeId> previous_level_;  // the level the last level's emplaces depend on
   std::vector<NodeId> last_level_;
-  std::vector<NodeId> last_added_;   // what named() names
+  std::vector<NodeId> last_added_;  // what named() names
+  std::vector<std::pair<NodeId, std::string>>
+      last_helpers_;                 // and the copies / finish node around them, by role
   std::function<bool()> predicate_;  // set by conditional(); not kept by JSON
   // Padding-copy nodes that read block b of a tensor and that no later node
   // on that block waits for yet (section 5.4): the next node writing the
