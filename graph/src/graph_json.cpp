@@ -40,11 +40,12 @@ long long integer_field(const nlohmann::json& object, const char* key, const std
   const nlohmann::json& v = member(object, key, where);
   if (!v.is_number_integer())
     fail(where + "." + key, "expected an integer, got " + std::string(v.type_name()));
-  const long long x =
-      v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi)
-          ? hi + 1
-          : v.get<long long>();
-  if (x < lo || x > hi) {
+  // An unsigned value above hi may not fit a long long at all: out of range
+  // as it is, without converting it.
+  const bool above =
+      v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(hi);
+  const long long x = above ? hi : v.get<long long>();
+  if (above || x < lo || x > hi) {
     fail(where + "." + key,
          "value " + v.dump() + " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }

@@ -312,6 +312,9 @@ TEST_CASE("Graph.malformed_and_hostile_json_is_rejected_clearly") {
   rejects(broken([](auto& d) { d["nodes"][0]["id"] = "zero"; }), "nodes[0].id: expected an integer");
   rejects(broken([](auto& d) { d["nodes"][1]["id"] = 123456789012345LL; }), "outside");
   rejects(broken([](auto& d) { d["nodes"][1]["id"] = 0; }), "appears twice");
+  // The largest unsigned 64-bit number does not fit the signed range (found by the fuzzer).
+  rejects(broken([](auto& d) { d["edges"][0]["from"] = 18446744073709551615ULL; }),
+          "value 18446744073709551615 outside");
   rejects(broken([](auto& d) { d["edges"][0]["to"] = 7; }),
           "edges[0]: refers to node 7, which does not exist");
   rejects(broken([](auto& d) {
