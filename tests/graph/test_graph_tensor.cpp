@@ -35,6 +35,14 @@ EdgeSet predecessors_of(const nlohmann::json& doc, int node) {
   return out;
 }
 
+// The padding-copy nodes that read block `source` (a copy's partition is its source), in order.
+std::vector<int> copies_from(const nlohmann::json& doc, int source) {
+  std::vector<int> out;
+  for (const auto& n : doc["nodes"])
+    if (n["kind"] == "copy" && n["partition"] == source) out.push_back(n["id"].get<int>());
+  return out;
+}
+
 // The node ids of a kind, in order.
 std::vector<int> nodes_of_kind(const nlohmann::json& doc, const std::string& kind) {
   std::vector<int> out;
@@ -499,11 +507,9 @@ TEST_CASE("GraphTensor.copies_inside_a_subgraph_still_bind_later_writers") {
   // Block 0's writer waits for the copy that reads block 0 (into block 1's padding).
   const nlohmann::json doc = outer.to_json();
   const int writer = *outer.find("write_a.0");
-  int copy_out_of_0 = -1;
-  for (const auto& n : doc["nodes"])
-    if (n["kind"] == "copy" && n["partition"] == 0) copy_out_of_0 = n["id"].get<int>();
-  REQUIRE(copy_out_of_0 >= 0);
-  CHECK(edge_set(doc).count({copy_out_of_0, writer}) == 1);
+  const std::vector<int> copies_out_of_0 = copies_from(doc, 0);
+  REQUIRE(copies_out_of_0.size() == 1);
+  CHECK(edge_set(doc).count({copies_out_of_0[0], writer}) == 1);
 }
 
 TEST_CASE("GraphTensor.a_large_in_place_block_runs_its_rows_in_order") {
@@ -575,11 +581,9 @@ TEST_CASE("GraphTensor.a_subgraph_writing_a_block_waits_for_copies_still_reading
   outer.then(inner);
   const nlohmann::json doc = outer.to_json();
   const int writer = *outer.find("write_a.0");
-  int copy_out_of_0 = -1;
-  for (const auto& n : doc["nodes"])
-    if (n["kind"] == "copy" && n["partition"] == 0) copy_out_of_0 = n["id"].get<int>();
-  REQUIRE(copy_out_of_0 >= 0);
-  CHECK(edge_set(doc).count({copy_out_of_0, writer}) == 1);
+  const std::vector<int> copies_out_of_0 = copies_from(doc, 0);
+  REQUIRE(copies_out_of_0.size() == 1);
+  CHECK(edge_set(doc).count({copies_out_of_0[0], writer}) == 1);
 }
 
 TEST_CASE("GraphTensor.padded_operations_side_by_side_do_not_race_on_the_padding") {
@@ -590,9 +594,7 @@ TEST_CASE("GraphTensor.padded_operations_side_by_side_do_not_race_on_the_padding
   const nlohmann::json doc = g.to_json();
   // The second operation's copy into block 0 follows the first's copy into
   // block 0 and the first's kernel on block 0, which reads that padding.
-  std::vector<int> copies_into_0;
-  for (const auto& n : doc["nodes"])
-    if (n["kind"] == "copy" && n["partition"] == 1) copies_into_0.push_back(n["id"].get<int>());
+  const std::vector<int> copies_into_0 = copies_from(doc, 1);  // with 2 blocks, block 1 feeds only block 0
   REQUIRE(copies_into_0.size() == 2);
   const EdgeSet before = predecessors_of(doc, copies_into_0[1]);
   CHECK(before.count({copies_into_0[0], copies_into_0[1]}) == 1);

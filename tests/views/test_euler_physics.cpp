@@ -1,6 +1,6 @@
 // The Euler physics of the flagship example (examples/euler2d): one state
 // type in three layouts, the physical flux and Toro's FORCE flux.
-#include "../../examples/euler2d/euler_physics.hpp"
+#include "euler_physics.hpp"
 
 #include <weft/views/element_array.hpp>
 #include <weft/views/tensor.hpp>
