@@ -14,8 +14,6 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
-#include <cinttypes>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
