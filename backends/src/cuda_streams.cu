@@ -121,6 +121,37 @@ DeviceStreams::DeviceStreams(int device, int copy_streams, std::size_t events_pe
 
 DeviceStreams::~DeviceStreams() { destroy_streams(); }
 
+namespace stream_ops {
+
+void use_device(int device) {
+  // cudaSetDevice to the current device costs a thread-local check, so a
+  // GPU worker simply sets it before each node.
+  const cudaError_t status = cudaSetDevice(device);
+  if (status != cudaSuccess) fail("stream_ops::use_device", "cudaSetDevice", device, status);
+}
+
+void record(CudaEvent event, CudaStream stream, int device) {
+  const cudaError_t status = cudaEventRecord(event, stream);
+  if (status != cudaSuccess) fail("stream_ops::record", "cudaEventRecord", device, status);
+}
+
+void wait(CudaStream stream, CudaEvent event, int device) {
+  const cudaError_t status = cudaStreamWaitEvent(stream, event, 0);
+  if (status != cudaSuccess) fail("stream_ops::wait", "cudaStreamWaitEvent", device, status);
+}
+
+void synchronize(CudaStream stream, int device) {
+  const cudaError_t status = cudaStreamSynchronize(stream);
+  if (status != cudaSuccess) fail("stream_ops::synchronize", "cudaStreamSynchronize", device, status);
+}
+
+void call_when_done(CudaStream stream, void (*fn)(void*), void* data, int device) {
+  const cudaError_t status = cudaLaunchHostFunc(stream, fn, data);
+  if (status != cudaSuccess) fail("stream_ops::call_when_done", "cudaLaunchHostFunc", device, status);
+}
+
+}  // namespace stream_ops
+
 void DeviceStreams::destroy_streams() noexcept {
   // cudaStreamDestroy returns at once and frees the stream when its queued
   // work is done; it fails only for an invalid handle or during CUDA's own

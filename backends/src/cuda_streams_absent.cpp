@@ -29,4 +29,14 @@ DeviceStreams::~DeviceStreams() { destroy_streams(); }
 
 void DeviceStreams::destroy_streams() noexcept { streams_.clear(); }
 
+namespace stream_ops {
+void use_device(int device) { no_cuda("stream_ops::use_device", device); }
+void record(CudaEvent, CudaStream, int device) { no_cuda("stream_ops::record", device); }
+void wait(CudaStream, CudaEvent, int device) { no_cuda("stream_ops::wait", device); }
+void synchronize(CudaStream, int device) { no_cuda("stream_ops::synchronize", device); }
+void call_when_done(CudaStream, void (*)(void*), void*, int device) {
+  no_cuda("stream_ops::call_when_done", device);
+}
+}  // namespace stream_ops
+
 }  // namespace weft

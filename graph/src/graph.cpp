@@ -56,7 +56,7 @@ Graph::NodeId Graph::append(GraphNode node, const std::vector<NodeId>& predecess
 
 Graph& Graph::add(std::vector<NodeWork> works, ExecutionKind kind, bool after_last) {
   std::vector<NodeSpec> specs;
-  for (NodeWork& w : works) specs.push_back(NodeSpec{std::move(w), {}});
+  for (NodeWork& w : works) specs.push_back(NodeSpec{std::move(w), {}, {}, -1});
   return add_specs(std::move(specs), kind, after_last);
 }
 
@@ -67,6 +67,12 @@ Graph& Graph::add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool af
     GraphNode node;
     node.execution = kind;
     node.work = arena_->adopt(std::move(spec.work));
+    if (spec.stream_work) {  // on_gpu: always a GPU node, on its device
+      node.execution = ExecutionKind::Gpu;
+      node.device = spec.device;
+      node.stream_work = std::move(spec.stream_work);
+      node.copy_stream = spec.copy_stream;
+    }
     added.push_back(append(std::move(node), predecessors));
   }
   close_operation(added, added, after_last);
@@ -436,6 +442,29 @@ std::shared_ptr<detail::Program> Graph::lowered() const {
 
 namespace detail {
 
+namespace {
+
+// CUDA calls it once the work a GPU node queued is done (stream_ops::call_when_done).
+void gpu_node_done(void* state) {
+  const auto* g = static_cast<const Program::GpuNode*>(state);
+  g->engine->complete_deferred(g->node);
+}
+
+// A GPU node's call: order the stream after GPU predecessors on other
+// devices, queue the work, record the event later GPU nodes wait on, and ask
+// for the callback that completes the node. Queuing the callback comes last:
+// if anything before it throws, the node completes at once with the error.
+void run_gpu_node(void* state) {
+  auto* g = static_cast<Program::GpuNode*>(state);
+  stream_ops::use_device(g->device);
+  for (CudaEvent e : g->waits) stream_ops::wait(g->stream, e, g->device);
+  g->work(GpuStream{g->device, g->stream});
+  if (g->record) stream_ops::record(g->done, g->stream, g->device);
+  if (g->callback) stream_ops::call_when_done(g->stream, &gpu_node_done, g, g->device);
+}
+
+}  // namespace
+
 Program::Program(const Graph& graph) {
   const std::size_t n = graph.nodes_.size();
   Crs<int> successors;
@@ -446,6 +475,47 @@ Program::Program(const Graph& graph) {
   std::vector<int> fill(successors.row_map.begin(), successors.row_map.end() - 1);
   for (const Graph::Edge& e : graph.edges_) {
     successors.entries[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
+  }
+  // GPU nodes made by on_gpu are deferred: their calls only queue work. A
+  // GPU node after one on the same stream is ordered by the stream, one on
+  // another device by an event, so both may be queued as soon as the call
+  // returned: they go first in the row, and the engine releases them early.
+  std::vector<int> gpu_index(n, -1);
+  std::size_t gpu_count = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (graph.nodes_[i].stream_work) gpu_index[i] = static_cast<int>(gpu_count++);
+  std::vector<int> early;
+  if (gpu_count > 0) {
+    early.assign(n, -1);
+    gpu_nodes.resize(gpu_count);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (gpu_index[i] < 0) continue;
+      const auto first = successors.entries.begin() + successors.row_map[i];
+      const auto last = successors.entries.begin() + successors.row_map[i + 1];
+      const auto middle = std::stable_partition(
+          first, last, [&](int s) { return gpu_index[static_cast<std::size_t>(s)] >= 0; });
+      early[i] = static_cast<int>(middle - first);
+      GpuNode& g = gpu_nodes[static_cast<std::size_t>(gpu_index[i])];
+      const GraphNode& node = graph.nodes_[i];
+      g.node = static_cast<int>(i);
+      g.device = node.device;
+      g.copy_stream = node.copy_stream;
+      g.work = node.stream_work;
+      g.callback = middle != last || first == last;  // host successors, or a sink
+      const auto same_stream = [](const GraphNode& a, const GraphNode& b) {
+        return a.device == b.device && a.copy_stream == b.copy_stream;
+      };
+      for (auto it = first; it != middle; ++it)
+        g.record = g.record || !same_stream(graph.nodes_[static_cast<std::size_t>(*it)], node);
+    }
+    for (const Graph::Edge& e : graph.edges_) {
+      const int from = gpu_index[static_cast<std::size_t>(e.first)],
+                to = gpu_index[static_cast<std::size_t>(e.second)];
+      const GpuNode* a = from >= 0 ? &gpu_nodes[static_cast<std::size_t>(from)] : nullptr;
+      const GpuNode* b = to >= 0 ? &gpu_nodes[static_cast<std::size_t>(to)] : nullptr;
+      if (a != nullptr && b != nullptr && (a->device != b->device || a->copy_stream != b->copy_stream))
+        gpu_nodes[static_cast<std::size_t>(to)].wait_for.push_back(from);
+    }
   }
   std::vector<Domain> domains(n);
   bool any_gpu = false;
@@ -461,7 +531,9 @@ Program::Program(const Graph& graph) {
     any_gpu = any_gpu || domains[i] == Domain::Gpu;
     work[i] = node.work;
     calls[i] = {work[i].raw_call(), work[i].raw_state()};
-    if (node.kind == NodeKind::Subgraph) {
+    if (gpu_index[i] >= 0) {
+      calls[i] = {&run_gpu_node, &gpu_nodes[static_cast<std::size_t>(gpu_index[i])]};
+    } else if (node.kind == NodeKind::Subgraph) {
       if (node.subgraph == nullptr) {
         not_runnable = "node " + std::to_string(i) + " is a subgraph without its graph (loaded from JSON)";
       } else {
@@ -483,7 +555,7 @@ Program::Program(const Graph& graph) {
                   this};
       if (!graph.predicate_)
         not_runnable = "the graph's predicate was not kept (graphs loaded from JSON cannot run)";
-    } else if (!node.work) {
+    } else if (!node.work && !node.stream_work) {
       not_runnable =
           "node " + std::to_string(i) + " has no callable: graphs loaded from JSON can be inspected, not run";
     }
@@ -503,6 +575,49 @@ Program::Program(const Graph& graph) {
     names[i] = node.name.empty() ? to_string(node.kind) : intern_trace_name(node.name);
   }
   policy->engine().set_trace_names(std::move(names));
+  if (!early.empty()) policy->engine().set_deferred(std::move(early));
+  for (GpuNode& g : gpu_nodes) g.engine = &policy->engine();
+}
+
+Program::~Program() {
+  for (GpuNode& g : gpu_nodes) {
+    // The pool outlives every program (shared_device_streams is never destroyed).
+    if (g.done != nullptr) shared_device_streams(g.device).events().release(g.done);
+  }
+}
+
+void Program::bind_gpu() {
+  for (const std::shared_ptr<Program>& sub : subprograms)
+    if (sub) sub->bind_gpu();
+  if (gpu_bound) return;
+  for (GpuNode& g : gpu_nodes) {
+    try {
+      DeviceStreams& streams = shared_device_streams(g.device);
+      g.stream = g.copy_stream < 0 ? streams.compute_stream() : streams.copy_stream(g.copy_stream);
+      if (g.record && g.done == nullptr) g.done = streams.events().acquire();
+    } catch (const std::exception& error) {
+      throw std::runtime_error("Graph: GPU node " + std::to_string(g.node) + " cannot run on device " +
+                               std::to_string(g.device) + ": " + error.what());
+    }
+  }
+  for (GpuNode& g : gpu_nodes) {
+    g.waits.clear();
+    for (int from : g.wait_for) g.waits.push_back(gpu_nodes[static_cast<std::size_t>(from)].done);
+  }
+  gpu_bound = true;
+}
+
+void Program::synchronize_gpu() noexcept {
+  for (const std::shared_ptr<Program>& sub : subprograms)
+    if (sub) sub->synchronize_gpu();
+  for (const GpuNode& g : gpu_nodes) {
+    try {
+      if (g.stream != nullptr) stream_ops::synchronize(g.stream, g.device);
+    } catch (const std::exception&) {
+      // A faulted device reports its error here again; the pass's own error
+      // is the one the run's future carries.
+    }
+  }
 }
 
 void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
@@ -511,7 +626,12 @@ void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
   cancel = stop;
   do {
     repeat.store(false, std::memory_order_relaxed);
-    policy->engine().run_calls(on, calls.data(), stop);
+    try {
+      policy->engine().run_calls(on, calls.data(), stop);
+    } catch (...) {
+      synchronize_gpu();  // as GraphDriver does after a failed pass
+      throw;
+    }
     // The Conditional node ran last (it follows every sink) and set repeat.
   } while (predicate && repeat.load(std::memory_order_relaxed) &&
            (stop == nullptr || !stop->load(std::memory_order_relaxed)));
@@ -554,7 +674,14 @@ struct GraphDriver {
   void operator()(TaskMember& member) {
     TaskHeader* self = current_task();
     if (!pass.is_null()) {
-      pass.get();  // rethrows the pass's error, or weft::Cancelled
+      try {
+        pass.get();  // rethrows the pass's error, or weft::Cancelled
+      } catch (...) {
+        // GPU work queued before the failure may still run: the caller may
+        // free its memory once the error reaches it.
+        program->synchronize_gpu();
+        throw;
+      }
       pass = Future<>();
       // The Conditional node (if any) ran last and said whether to go again.
       if (!(program->predicate && program->repeat.load(std::memory_order_relaxed))) {
@@ -579,6 +706,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
   if (count < 0 && !until) throw std::invalid_argument("Graph::run_on: run_until needs a predicate");
   std::shared_ptr<detail::Program> program = lowered();  // throws on a cycle, before anything runs
   if (!program->not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + program->not_runnable);
+  program->bind_gpu();  // GPU nodes' streams and events: made once, here, not while running
   auto& runtime = executor.extension<detail::GraphRuntime>();
   Future<> done =
       host_spawn(TaskSingle(runtime.scheduler), detail::GraphDriver{program, count, std::move(until), 0, {}});

@@ -205,56 +205,112 @@ void WorkGraphEngine<Index>::invoke_node(Job& job, WorkerContext& worker) {
 }
 
 template <class Index>
+Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worker) {
+  const Index* entries = dag_.entries.data();
+  Index next = -1;
+  for (Index k = from; k < to; ++k) {
+    const Index succ = entries[k];
+    // acq_rel: release publishes the node's effects to whoever runs succ;
+    // acquire makes the other predecessors' effects visible if that is us.
+    if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (next < 0) {
+        next = succ;  // run one ready successor here, without a push
+      } else {
+        worker.push(&jobs_[static_cast<std::size_t>(succ)]);
+      }
+    }
+  }
+  return next;
+}
+
+template <class Index>
 template <bool Traced>
 Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
   const Index* row_map = dag_.row_map.data();
-  const Index* entries = dag_.entries.data();
   Index sinks = 0;
   while (true) {
-    if (!domains_.empty() && domains_[static_cast<std::size_t>(node)] == Domain::Gpu &&
-        worker.domain() != Domain::Gpu) {
-      worker.push(&jobs_[static_cast<std::size_t>(node)], Domain::Gpu);  // a GPU worker runs it
+    const auto at = static_cast<std::size_t>(node);
+    const Domain domain = domains_.empty() ? Domain::Cpu : domains_[at];
+    if (domain == Domain::Gpu && worker.domain() != Domain::Gpu) {
+      worker.push(&jobs_[at], Domain::Gpu);  // a GPU worker runs it
       return sinks;
     }
+    const Index begin = row_map[node], end = row_map[node + 1];
+    const Index early = deferred_.empty() ? -1 : deferred_[at];
+    // Ready the counter for the next run now: nothing touches it again in
+    // this run, and the next run starts only after this one completed.
+    join_[at].store(in_degree_[at], std::memory_order_relaxed);
     // relaxed: heuristics; the first exception is kept whatever we read here,
     // and a cancellation only needs to be seen eventually.
+    bool started = false;
     if (!failed_.load(std::memory_order_relaxed) &&
         (cancel_ == nullptr || !cancel_->load(std::memory_order_relaxed))) {
+      // Read before the call: once a deferred node with no early successor
+      // is started, its completion may end the run and free this engine.
+      const char* name = trace_names_.empty() ? "node" : trace_names_[at];
       try {
         if constexpr (Traced) {
           const std::int64_t start = worker.trace_clock();
           invoke_node_call(node);
-          worker.trace(trace_names_.empty() ? "node" : trace_names_[static_cast<std::size_t>(node)],
-                       domains_.empty() ? Domain::Cpu : domains_[static_cast<std::size_t>(node)], start);
+          worker.trace(name, domain, start);
         } else {
           invoke_node_call(node);
         }
+        started = true;
       } catch (...) {
         if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
       }
     }
-    // Ready the counter for the next run now: nothing touches it again in
-    // this run, and the next run starts only after this one completed.
-    join_[static_cast<std::size_t>(node)].store(in_degree_[static_cast<std::size_t>(node)],
-                                                std::memory_order_relaxed);
-    const Index begin = row_map[node], end = row_map[node + 1];
-    if (begin == end) ++sinks;
-    Index next = -1;
-    for (Index k = begin; k < end; ++k) {
-      const Index succ = entries[k];
-      // acq_rel: release publishes f(node)'s effects to whoever runs succ;
-      // acquire makes the other predecessors' effects visible if that is us.
-      if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        if (next < 0) {
-          next = succ;  // run one ready successor here, without a push
-        } else {
-          worker.push(&jobs_[static_cast<std::size_t>(succ)]);
-        }
-      }
+    Index next;
+    if (early >= 0 && started) {
+      // complete_deferred() releases the rest and counts the sink.
+      if (early == 0) return sinks;
+      next = release(begin, begin + early, worker);
+    } else {
+      if (begin == end) ++sinks;
+      next = release(begin, end, worker);
     }
     if (next < 0) return sinks;
     node = next;
   }
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::set_deferred(std::vector<Index> early) {
+  const Index n = dag_.num_rows();
+  if (!early.empty() && early.size() != static_cast<std::size_t>(n)) {
+    throw std::invalid_argument("WorkGraphPolicy::set_deferred: " + std::to_string(early.size()) +
+                                " entries given for " + std::to_string(n) + " nodes");
+  }
+  for (Index i = 0; i < static_cast<Index>(early.size()); ++i) {
+    const Index k = early[static_cast<std::size_t>(i)];
+    if (k < -1 || k > dag_.row_end(i) - dag_.row_begin(i)) {
+      throw std::invalid_argument("WorkGraphPolicy::set_deferred: node " + std::to_string(i) + " has " +
+                                  std::to_string(dag_.row_end(i) - dag_.row_begin(i)) +
+                                  " successors, so it cannot release " + std::to_string(k) + " early");
+    }
+  }
+  deferred_ = std::move(early);
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::complete_deferred(Index node, std::exception_ptr error) noexcept {
+  if (error && !failed_.exchange(true, std::memory_order_relaxed)) error_ = std::move(error);
+  Executor& executor = *executor_;
+  const auto at = static_cast<std::size_t>(node);
+  const Index begin = dag_.row_begin(node) + deferred_[at], end = dag_.row_end(node);
+  const bool sink = dag_.row_begin(node) == end;
+  // Possibly not a worker (a CUDA callback thread): submit, which wakes one.
+  // Until the last successor is released the run cannot end, so reading the
+  // rows stays safe; after that this engine is not touched.
+  for (Index k = begin; k < end; ++k) {
+    const Index succ = dag_.entries[static_cast<std::size_t>(k)];
+    if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      executor.submit(&jobs_[static_cast<std::size_t>(succ)],
+                      domains_.empty() ? Domain::Cpu : domains_[static_cast<std::size_t>(succ)]);
+    }
+  }
+  if (sink) finish_sinks(1);
 }
 
 template <class Index>

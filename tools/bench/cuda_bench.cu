@@ -8,6 +8,12 @@
 //                       write y) against a device-to-device cudaMemcpyAsync, the
 //                       practical limit, in GB/s (there the ratio is weft /
 //                       copy, so higher is better).
+//   cuda_graph_node     a graph that is a chain of N GPU nodes (weft::on_gpu),
+//                       each queuing one empty kernel, run by the Executor
+//                       (GPU-priority workers, stream order, the host callback
+//                       that ends the run), against the same N plain launches
+//                       and a cudaStreamSynchronize, in microseconds per node
+//                       of wall-clock time: what a GPU node costs the host.
 //   cuda_node_overhead  a chain of N empty kernels queued through
 //                       weft::cuda::parallel_for against the same chain of plain
 //                       <<<>>> launches, in microseconds per launch. The GPU
@@ -20,6 +26,7 @@
 #include <weft/backends/cuda_devices.hpp>
 #include <weft/backends/cuda_streams.hpp>
 #include <weft/backends/memory_space.hpp>
+#include <weft/graph/graph.hpp>
 #include <weft/views/cuda/cuda_check.cuh>
 #include <weft/views/cuda/parallel_for_cuda.cuh>
 #include <weft/views/range_policy.hpp>
@@ -28,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -206,4 +214,43 @@ WEFT_BENCHMARK(cuda_node_overhead) {
   const double plain_us = 1000.0 * plain_chain_ms / chain;
   out.compare("cuda_node_overhead", "N=" + std::to_string(chain), "us/launch", {"weft", weft_us},
               {"<<<>>>", plain_us});
+}
+
+WEFT_BENCHMARK(cuda_graph_node) {
+  if (!gpu_present("cuda_graph_node")) return;
+  const int chain = opt.quick ? 1'000 : 20'000;
+  const cudaStream_t stream = weft::shared_device_streams(kDevice).compute_stream();
+  weft::Graph graph;
+  for (int k = 0; k < chain; ++k) {
+    graph.then(weft::on_gpu(kDevice, [](weft::GpuStream s) {
+      empty_kernel<<<1, weft::cuda::detail::kThreadsPerBlock, 0, s.stream>>>();
+      check(cudaGetLastError(), "empty_kernel<<<>>>");
+    }));
+  }
+  weft::Executor executor;
+  const auto seconds_of = [](auto&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const auto run_graph = [&] { executor.run(graph).get(); };
+  const auto run_plain = [&] {
+    for (int k = 0; k < chain; ++k) {
+      empty_kernel<<<1, weft::cuda::detail::kThreadsPerBlock, 0, stream>>>();
+      check(cudaGetLastError(), "empty_kernel<<<>>>");
+    }
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  };
+  run_graph();  // warm-up: lowering, streams and events, module loading
+  run_plain();
+  double graph_s = std::numeric_limits<double>::infinity(), plain_s = graph_s;
+  for (int r = 0; r < std::max(1, opt.repetitions); ++r) {
+    graph_s = std::min(graph_s, seconds_of(run_graph));
+    plain_s = std::min(plain_s, seconds_of(run_plain));
+  }
+  const double graph_us = 1e6 * graph_s / chain, plain_us = 1e6 * plain_s / chain;
+  out.compare("cuda_graph_node", "chain N=" + std::to_string(chain), "us/node", {"weft graph", graph_us},
+              {"<<<>>> loop", plain_us});
+  std::printf("%-28s %-26s overhead per GPU node: %.2f us (goal < 5)\n", "cuda_graph_node",
+              ("chain N=" + std::to_string(chain)).c_str(), graph_us - plain_us);
 }

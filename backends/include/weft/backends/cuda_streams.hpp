@@ -117,4 +117,30 @@ class DeviceStreams {
   CudaEventPool events_;
 };
 
+// The process's one DeviceStreams for `device`, made on first use and kept
+// until the process ends: GPU graph nodes queue on its compute stream, and
+// code outside a graph may too. Thread-safe; throws as the constructor does.
+DeviceStreams& shared_device_streams(int device);
+
+// The few stream operations a GPU graph node needs, for code that holds
+// CudaStream and CudaEvent without CUDA's headers (graph/). Each throws
+// std::runtime_error naming the call, the device and CUDA's error; without
+// the CUDA backend each throws saying so.
+namespace stream_ops {
+
+// Makes `device` the calling thread's current device (kernels launch there).
+void use_device(int device);
+// Records `event` on `stream` (both of `device`).
+void record(CudaEvent event, CudaStream stream, int device);
+// Makes later work on `stream` (of `device`) wait for the last record of
+// `event`, which may belong to another device.
+void wait(CudaStream stream, CudaEvent event, int device);
+// Waits until the work queued on `stream` is done (the failure path only).
+void synchronize(CudaStream stream, int device);
+// Queues fn(data) on `stream`: called on a CUDA thread once the work queued
+// before it is done. fn must not call CUDA.
+void call_when_done(CudaStream stream, void (*fn)(void*), void* data, int device);
+
+}  // namespace stream_ops
+
 }  // namespace weft

@@ -15,6 +15,8 @@
 //   emplace(f, args...)     a node beside the last level: it runs after the
 //                           level before the last one (a root if none)
 //   emplace(make_node(...), make_node(...), ...)   several such nodes at once
+//   emplace(on_gpu(device, f, args...))   a GPU node: f queues CUDA work on
+//                           a stream (gpu_node.hpp); then() takes it too
 //   then(f, args...)        a new level: after every node of the last level
 //   emplace(graph) / then(graph)   a subgraph, connected the same way; a
 //                           conditional subgraph becomes one node that runs
@@ -55,6 +57,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -64,6 +67,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <weft/graph/gpu_node.hpp>
 #include <weft/graph/node_kind.hpp>
 #include <weft/graph/node_work.hpp>
 #include <weft/graph/partitioned_op.hpp>
@@ -80,15 +84,50 @@ namespace weft {
 
 class Graph;
 
-// A callable and its arguments, for emplace() of several nodes at once.
+// A callable and its arguments, for emplace() of several nodes at once; or,
+// from on_gpu(), a GPU node's.
 struct NodeSpec {
   NodeWork work;
   std::string name;
+  StreamWork stream_work;  // GPU nodes (on_gpu): queues work on a stream of `device`
+  int device = -1;
+  int copy_stream = -1;  // on_gpu_copy: that copy stream, else the compute stream
 };
 
 template <class F, class... Args>
 NodeSpec make_node(F&& f, Args&&... args) {
-  return NodeSpec{NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...), {}};
+  return NodeSpec{NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...), {}, {}, -1, -1};
+}
+
+// A GPU node that calls f(GpuStream, args...) to queue work on CUDA device
+// `device` (gpu_node.hpp says how it is ordered). Emplace it like any node:
+// g.then(weft::on_gpu(0, f, args...)); it is a GPU node whatever the graph's
+// or the operation's execution kind. Throws std::invalid_argument for a
+// negative device; a device that does not exist is reported when the graph
+// first runs.
+template <class F, class... Args>
+NodeSpec on_gpu(int device, F&& f, Args&&... args) {
+  if (device < 0) {
+    throw std::invalid_argument("weft::on_gpu: device " + std::to_string(device) +
+                                " (expected a CUDA device ordinal >= 0)");
+  }
+  return NodeSpec{{}, {}, StreamWork::make(std::forward<F>(f), std::forward<Args>(args)...), device, -1};
+}
+
+// The same on copy stream `copy_stream` of the device instead of its compute
+// stream (DeviceStreams has kDefaultCopyStreams): for transfers that should
+// overlap the kernels (Ripple section 6.2). GPU nodes on different streams
+// are ordered by events.
+template <class F, class... Args>
+NodeSpec on_gpu_copy(int device, int copy_stream, F&& f, Args&&... args) {
+  NodeSpec spec = on_gpu(device, std::forward<F>(f), std::forward<Args>(args)...);
+  if (copy_stream < 0 || copy_stream >= DeviceStreams::kDefaultCopyStreams) {
+    throw std::invalid_argument("weft::on_gpu_copy: copy stream " + std::to_string(copy_stream) +
+                                " (expected 0 to " + std::to_string(DeviceStreams::kDefaultCopyStreams - 1) +
+                                ")");
+  }
+  spec.copy_stream = copy_stream;
+  return spec;
 }
 
 struct GraphNode {
@@ -102,6 +141,8 @@ struct GraphNode {
   std::uint64_t split_signature = 0;
   int padding_to = -1;
   NodeWork work;                          // empty for nodes loaded from JSON and for Conditional nodes
+  StreamWork stream_work;                 // GPU nodes made by on_gpu (then `work` is empty)
+  int copy_stream = -1;                   // GPU nodes: the copy stream they use (-1: compute)
   std::shared_ptr<const Graph> subgraph;  // Subgraph nodes: the graph they run
 };
 
@@ -159,6 +200,11 @@ class Graph {
   requires(sizeof...(Specs) > 0 &&
            (std::is_same_v<std::decay_t<Specs>, NodeSpec> && ...)) Graph& then(Specs&&... specs) {
     return add_specs({std::forward<Specs>(specs)...}, kind_, true);
+  }
+  template <class... Specs>
+  requires(sizeof...(Specs) > 0 && (std::is_same_v<std::decay_t<Specs>, NodeSpec> &&
+                                    ...)) Graph& then(ExecutionKind kind, Specs&&... specs) {
+    return add_specs({std::forward<Specs>(specs)...}, kind, true);
   }
   Graph& then(const Graph& subgraph) { return add_subgraph(subgraph, true); }
 

@@ -75,6 +75,23 @@ class WorkGraphEngine {
   // empty for "node".
   void set_trace_names(std::vector<const char*> names) { trace_names_ = std::move(names); }
 
+  // Deferred nodes: nodes whose call only starts their work (a GPU node
+  // queues a kernel on a stream and returns) and which complete later, when
+  // complete_deferred(node) is called from any thread (a CUDA host callback,
+  // say). early: empty (no deferred node) or one entry per node: -1 for an
+  // ordinary node; k >= 0 makes node i deferred, and the first k successors
+  // in its row are released as soon as its call returns, because something
+  // else already orders them after its work (the same stream, an event they
+  // wait on). Its other successors, and the end of the run if it is a sink,
+  // wait for complete_deferred(i). A deferred node whose call throws, or
+  // that a failure or cancellation skips, completes at once, and
+  // complete_deferred must not be called for it in that run. Set it while no
+  // run is in flight; throws std::invalid_argument on a bad entry.
+  void set_deferred(std::vector<Index> early);
+  // Completes deferred node `node` of the run in flight (see set_deferred);
+  // a non-null error fails the run as a node's exception would.
+  void complete_deferred(Index node, std::exception_ptr error = nullptr) noexcept;
+
   Index num_nodes() const noexcept { return dag_.num_rows(); }
   Index num_roots() const noexcept { return static_cast<Index>(roots_.size()); }
   Index num_sinks() const noexcept { return sinks_; }
@@ -105,6 +122,9 @@ class WorkGraphEngine {
   static void invoke_seed(Job& job, WorkerContext& worker);
   template <bool Traced>
   Index execute_from(Index node, WorkerContext& worker);  // returns sinks completed
+  // Releases the successors entries[k] for k in [from, to): pushes those
+  // that became ready except the first, which it returns (or -1).
+  Index release(Index from, Index to, WorkerContext& worker);
   Index execute(Index node, WorkerContext& worker) {
     return worker.tracing() ? execute_from<true>(node, worker) : execute_from<false>(node, worker);
   }
@@ -124,6 +144,7 @@ class WorkGraphEngine {
   std::vector<Index> in_degree_;
   std::vector<Domain> domains_;  // empty: all CPU
   std::vector<const char*> trace_names_;
+  std::vector<Index> deferred_;  // empty: no deferred node (see set_deferred)
   std::unique_ptr<std::atomic<Index>[]> join_;
   std::vector<NodeJob> jobs_;
   std::vector<Index> roots_;
