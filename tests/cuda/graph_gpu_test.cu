@@ -120,7 +120,7 @@ TEST_CASE("cuda.graph.copies_and_kernels_on_streams_then_a_host_node_sees_the_re
    }).named("check");
 
   weft::Executor executor;
-  executor.run_n(g, 6).get();
+  executor.run_n(g, 6).wait().get();
   CHECK(runs == 6);
   CHECK(mismatches == 0);
 }
@@ -138,7 +138,7 @@ TEST_CASE("cuda.graph.a_host_node_runs_while_a_gpu_node_computes") {
   g.emplace([&] { seen_beside = static_cast<volatile int*>(flag.data())[0]; });  // beside it: a root too
   g.then([&] { seen_after = static_cast<volatile int*>(flag.data())[0]; });      // after both
   weft::Executor executor;
-  executor.run(g).get();
+  executor.run(g).wait().get();
   CHECK(seen_beside == 0);  // the host node ran while the kernel was still spinning
   CHECK(seen_after == 1);   // the node after it waited for the kernel, not for its launch
 }
@@ -162,7 +162,7 @@ TEST_CASE("cuda.graph.a_reduction_finishes_into_pinned_memory_for_the_next_host_
   }));
   g.then([&] { seen.push_back(sum[0]); });
   weft::Executor executor;
-  executor.run_n(g, 3).get();
+  executor.run_n(g, 3).wait().get();
   CHECK(seen == std::vector<std::int64_t>{expected, expected, expected});
 }
 
@@ -176,10 +176,10 @@ TEST_CASE("cuda.graph.an_error_while_queuing_reaches_the_future_and_the_graph_ru
   }));
   g.then([&] { ++after; });
   weft::Executor executor;
-  CHECK_THROWS_WITH_AS(executor.run(g).get(), "no room for the kernel's buffers", std::runtime_error);
+  CHECK_THROWS_WITH_AS(executor.run(g).wait().get(), "no room for the kernel's buffers", std::runtime_error);
   CHECK(after == 0);
   fail = false;
-  executor.run(g).get();
+  executor.run(g).wait().get();
   CHECK(after == 1);
 }
 
@@ -224,7 +224,7 @@ TEST_CASE("cuda.graph.a_long_chain_of_gpu_nodes_and_host_nodes_keeps_its_order")
     });
   }
   weft::Executor executor;
-  executor.run_n(g, 4).get();
+  executor.run_n(g, 4).wait().get();
   CHECK(wrong == 0);
   CHECK(expected == 4LL * (kSegments * kGpuPerSegment) * (kSegments * kGpuPerSegment + 1) / 2);
 }

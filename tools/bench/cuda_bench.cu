@@ -233,7 +233,7 @@ WEFT_BENCHMARK(cuda_graph_node) {
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const auto run_graph = [&] { executor.run(graph).get(); };
+  const auto run_graph = [&] { executor.run(graph).wait().get(); };
   const auto run_plain = [&] {
     for (int k = 0; k < chain; ++k) {
       empty_kernel<<<1, weft::cuda::detail::kThreadsPerBlock, 0, stream>>>();
