@@ -140,6 +140,16 @@ void wait(CudaStream stream, CudaEvent event, int device) {
   if (status != cudaSuccess) fail("stream_ops::wait", "cudaStreamWaitEvent", device, status);
 }
 
+void copy(void* dst, const void* src, std::size_t bytes, CudaStream stream, int device) {
+  const cudaError_t status = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream);
+  if (status != cudaSuccess) fail("stream_ops::copy", "cudaMemcpyAsync", device, status);
+}
+
+void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device) {
+  const cudaError_t status = cudaMemsetAsync(dst, 0, bytes, stream);
+  if (status != cudaSuccess) fail("stream_ops::fill_zero", "cudaMemsetAsync", device, status);
+}
+
 void synchronize(CudaStream stream, int device) {
   const cudaError_t status = cudaStreamSynchronize(stream);
   if (status != cudaSuccess) fail("stream_ops::synchronize", "cudaStreamSynchronize", device, status);

@@ -33,6 +33,8 @@ namespace stream_ops {
 void use_device(int device) { no_cuda("stream_ops::use_device", device); }
 void record(CudaEvent, CudaStream, int device) { no_cuda("stream_ops::record", device); }
 void wait(CudaStream, CudaEvent, int device) { no_cuda("stream_ops::wait", device); }
+void copy(void*, const void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::copy", device); }
+void fill_zero(void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::fill_zero", device); }
 void synchronize(CudaStream, int device) { no_cuda("stream_ops::synchronize", device); }
 void call_when_done(CudaStream, void (*)(void*), void*, int device) {
   no_cuda("stream_ops::call_when_done", device);

@@ -213,6 +213,23 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
       throw std::invalid_argument(where + ": " + argument +
                                   " has no padding, so a padded access would read outside its blocks");
     }
+    if (use.gpu_memory != first.gpu_memory) {
+      throw std::invalid_argument(where + ": " + argument + " is in " + (use.gpu_memory ? "GPU" : "host") +
+                                  " memory and tensor argument 1 is not; one operation works in one memory");
+    }
+    if (use.gpu_memory && op.gpu_works.empty()) {
+      throw std::invalid_argument(
+          where + ": " + argument + " is in GPU memory: " +
+          (std::string_view(op.operation) == "split"
+               ? "its kernel must be a weft::cuda::kernel (views/cuda/block_kernel_cuda.cuh, in a .cu file)"
+               : "this operation has no GPU version yet"));
+    }
+    if (!use.gpu_memory && !op.gpu_works.empty()) {
+      throw std::invalid_argument(
+          where + ": " + argument +
+          " is in host memory, but the kernel is a weft::cuda::kernel: make the tensors "
+          "with weft::cuda_memory, or pass the kernel itself");
+    }
     for (std::size_t other = 0; other < k; ++other) {
       if (op.tensors[other].id == use.id &&
           (use.access != PaddedAccess::None || op.tensors[other].access != PaddedAccess::None)) {
@@ -261,8 +278,19 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
         node.padding_to = to;
         node.split_signature = split;
         node.device = use.devices[from];
-        node.work = arena_->adopt(NodeWork::make(
-            [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); }));
+        if (use.gpu_memory) {
+          // A GPU node on the receiving device's first copy stream, so that
+          // it overlaps the kernels (Figure 7); events order it.
+          node.execution = ExecutionKind::Gpu;
+          node.device = use.devices[block_index(to)];
+          node.copy_stream = 0;
+          node.stream_work = StreamWork::make([copy = use.copy_padding_on_stream, from, to](GpuStream s) {
+            copy(from, static_cast<std::size_t>(to), s);
+          });
+        } else {
+          node.work = arena_->adopt(NodeWork::make(
+              [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); }));
+        }
         const NodeId id = append(std::move(node),
                                  merged(merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)),
                                         lookup(padding_users_, padding_of_to)));
@@ -293,7 +321,12 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
     node.partition = b;
     node.split_signature = split;
     node.device = first.devices[block_index(b)];
-    node.work = arena_->adopt(std::move(op.works[block_index(b)]));
+    if (op.gpu_works.empty()) {
+      node.work = arena_->adopt(std::move(op.works[block_index(b)]));
+    } else {
+      node.execution = ExecutionKind::Gpu;
+      node.stream_work = std::move(op.gpu_works[block_index(b)]);
+    }
     const NodeId id = append(std::move(node), before);
     added.push_back(id);
     for (const detail::TensorUse& use : op.tensors)

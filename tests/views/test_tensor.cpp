@@ -186,3 +186,35 @@ TEST_CASE("Tensor.unrolled_for_visits_each_dimension_as_a_constant") {
   });
   CHECK(seen == 7);
 }
+
+TEST_CASE("Tensor.deep_copy_copies_blocks_and_padding_between_tensors_split_alike") {
+  weft::Tensor<int, 2> a({2, 1}, 1, 6, 4), b({2, 1}, 1, 6, 4);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) a(i, j) = 10 * i + j;
+  a.exchange_padding();
+  weft::deep_copy(b, a);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) CHECK(b(i, j) == 10 * i + j);
+  CHECK(*b.iterator(0, {3, 0}) == 30);  // block 0's padding, from block 1
+  CHECK_FALSE(b.in_gpu_memory());
+  CHECK(b.cuda_device_of(1) == -1);
+
+  weft::Tensor<int, 2> other_split({1, 2}, 1, 6, 4), no_padding({2, 1}, 6, 4);
+  CHECK(weft::test::invalid_argument_message([&] { weft::deep_copy(other_split, a); }) ==
+        "deep_copy: block 0 is (3, 4) in the source but (6, 2) in the destination: the tensors must be split "
+        "alike");
+  CHECK(weft::test::invalid_argument_message([&] { weft::deep_copy(no_padding, a); }) ==
+        "deep_copy: Tensor (6, 4) in 2 blocks (padding 1) cannot be copied into Tensor (6, 4) in 2 blocks "
+        "(padding 0): they must be split alike");
+}
+
+TEST_CASE("Tensor.gpu_memory_without_a_usable_gpu_is_refused_clearly") {
+  if (!weft::discover_cuda_devices().devices.empty()) {
+    MESSAGE("a GPU is present: tests/cuda/tensor_gpu_test.cu covers GPU tensors");
+    return;
+  }
+  CHECK_THROWS_WITH_AS(
+      (weft::Tensor<float, 1>(weft::cuda_memory, {2}, 100)),
+      doctest::Contains("Tensor: GPU memory (cuda_memory) was asked for, but no CUDA device is usable ("),
+      std::runtime_error);
+}

@@ -135,7 +135,13 @@ void record(CudaEvent event, CudaStream stream, int device);
 // Makes later work on `stream` (of `device`) wait for the last record of
 // `event`, which may belong to another device.
 void wait(CudaStream stream, CudaEvent event, int device);
-// Waits until the work queued on `stream` is done (the failure path only).
+// Queues a copy of `bytes` bytes on `stream` (of `device`); either side may
+// be host memory (pinned for the copy to stay asynchronous) or memory of any
+// device (unified addressing finds out which).
+void copy(void* dst, const void* src, std::size_t bytes, CudaStream stream, int device);
+// Queues zeroing `bytes` bytes of device memory on `stream`.
+void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device);
+// Waits until the work queued on `stream` is done.
 void synchronize(CudaStream stream, int device);
 // Queues fn(data) on `stream`: called on a CUDA thread once the work queued
 // before it is done. fn must not call CUDA.

@@ -332,6 +332,18 @@ class Graph {
     (detail::collect_use(op.tensors, args), ...);
     using State = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
     auto state = std::make_shared<State>(std::forward<F>(kernel), std::forward<Args>(args)...);
+    if constexpr (is_gpu_kernel_v<std::decay_t<F>>) {
+      // weft::cuda::kernel: each block's node launches it on its device.
+      for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
+        op.gpu_works.push_back(StreamWork::make(
+            [state](GpuStream s, std::size_t block) {
+              std::apply([&](auto& k, auto&... a) { k.launch(s.stream, block, unwrap_tensor(a)...); },
+                         *state);
+            },
+            b));
+      }
+      return op;
+    }
     // In-place kernels (exclusive_padded_access) read neighbours they also
     // write: their rows run in order on one thread, as the serial meaning says.
     bool in_place = false;

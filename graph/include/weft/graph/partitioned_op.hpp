@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include <weft/graph/gpu_node.hpp>
 #include <weft/graph/node_kind.hpp>
 #include <weft/graph/node_work.hpp>
 #include <weft/graph/tensor_access.hpp>
 #include <weft/views/block_kernel.hpp>
+#include <weft/views/gpu_kernel.hpp>
 
 namespace weft::detail {
 
@@ -23,18 +25,22 @@ struct TensorUse {
   std::size_t blocks = 0;
   std::vector<std::size_t> shape;  // every block's extents, in block order
   std::string description;         // for errors: "Tensor<2> (64, 64) in 4 blocks"
-  std::vector<int> devices;        // device of each block
+  std::vector<int> devices;        // device of each block (the CUDA device for GPU memory)
+  bool gpu_memory = false;         // blocks in GPU memory (Tensor made with cuda_memory)
   std::size_t padding = 0;
   // Identifies how the tensor is split (blocks, their extents and devices):
   // nodes of two operations work on the same data per block only if equal.
   std::uint64_t split_signature = 0;
   std::function<std::vector<std::size_t>(std::size_t)> padding_sources;  // blocks feeding a block's padding
   std::function<void(std::size_t from, std::size_t to)> copy_padding;
+  // GPU memory: queues the same copy on a stream instead.
+  std::function<void(std::size_t from, std::size_t to, GpuStream stream)> copy_padding_on_stream;
 };
 
 struct PartitionedOp {
   const char* operation = "split";    // for errors
-  std::vector<NodeWork> works;        // one per block
+  std::vector<NodeWork> works;        // one per block (host kernels)
+  std::vector<StreamWork> gpu_works;  // or one per block (weft::cuda::kernel: GPU nodes)
   std::vector<TensorUse> tensors;     // the first one decides the blocks and devices
   NodeKind kind = NodeKind::Compute;  // of the per-block nodes
   NodeWork finish;                    // reductions: the finishing node after every block's node
@@ -49,8 +55,10 @@ TensorUse describe_use(const Tensor<T, D>& tensor, PaddedAccess access) {
   for (std::size_t b = 0; b < use.blocks; ++b) {
     const Extents<D>& e = tensor.block_space(b).extent;
     use.shape.insert(use.shape.end(), e.begin(), e.end());
-    use.devices.push_back(static_cast<int>(tensor.device_of(b)));
+    use.devices.push_back(tensor.in_gpu_memory() ? tensor.cuda_device_of(b)
+                                                 : static_cast<int>(tensor.device_of(b)));
   }
+  use.gpu_memory = tensor.in_gpu_memory();
   use.padding = tensor.padding();
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the shape and the devices
   const auto mix = [&h](std::uint64_t v) {
@@ -65,6 +73,11 @@ TensorUse describe_use(const Tensor<T, D>& tensor, PaddedAccess access) {
   if (access != PaddedAccess::None && tensor.padding() > 0) {
     use.padding_sources = [tensor](std::size_t b) { return tensor.padding_sources(b); };
     use.copy_padding = [tensor](std::size_t from, std::size_t to) { tensor.copy_padding(from, to); };
+    if (use.gpu_memory) {
+      use.copy_padding_on_stream = [tensor](std::size_t from, std::size_t to, GpuStream s) {
+        tensor.copy_padding(from, to, s.stream, s.device);
+      };
+    }
   }
   return use;
 }

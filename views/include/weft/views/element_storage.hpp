@@ -50,6 +50,13 @@ inline void check_element_range(const char* which, std::size_t index, std::size_
   if (index > count || n > count - index) throw_element_range_error(which, index, n, count);
 }
 
+// How element_storage::copy moves bytes by default: host memory, the ranges
+// may overlap. Tensors in GPU memory pass a mover that queues the copy on a
+// stream instead.
+struct HostMove {
+  void operator()(void* dst, const void* src, std::size_t bytes) const { std::memmove(dst, src, bytes); }
+};
+
 }  // namespace detail
 
 template <class T>
@@ -81,13 +88,15 @@ struct element_storage {
   // Copies elements [src_index, src_index + n) of a buffer of src_count
   // elements to [dst_index, dst_index + n) of a buffer of dst_count elements.
   // The buffers may be the same; the ranges may even overlap.
+  // `move` does the byte copies (detail::HostMove: memmove).
+  template <class Move = detail::HostMove>
   static void copy(void* dst, std::size_t dst_index, std::size_t dst_count, const void* src,
-                   std::size_t src_index, std::size_t src_count, std::size_t n) {
+                   std::size_t src_index, std::size_t src_count, std::size_t n, const Move& move = {}) {
     detail::check_element_range("source", src_index, n, src_count);
     detail::check_element_range("destination", dst_index, n, dst_count);
     if (n == 0) return;
-    std::memmove(static_cast<std::byte*>(dst) + dst_index * sizeof(T),
-                 static_cast<const std::byte*>(src) + src_index * sizeof(T), n * sizeof(T));
+    move(static_cast<std::byte*>(dst) + dst_index * sizeof(T),
+         static_cast<const std::byte*>(src) + src_index * sizeof(T), n * sizeof(T));
   }
 };
 
@@ -138,8 +147,9 @@ struct element_storage<T> {
 
   // As for plain T: memmove per component array for strided, one memmove for
   // contiguous.
+  template <class Move = detail::HostMove>
   static void copy(void* dst, std::size_t dst_index, std::size_t dst_count, const void* src,
-                   std::size_t src_index, std::size_t src_count, std::size_t n) {
+                   std::size_t src_index, std::size_t src_count, std::size_t n, const Move& move = {}) {
     detail::check_element_range("source", src_index, n, src_count);
     detail::check_element_range("destination", dst_index, n, dst_count);
     if (n == 0) return;
@@ -149,13 +159,13 @@ struct element_storage<T> {
       const std::size_t dst_stride = buffer::padded_count(dst_count);
       const std::size_t src_stride = buffer::padded_count(src_count);
       for (const auto& array : buffer::arrays) {
-        std::memmove(dst_bytes + dst_stride * array.prefix_bytes + dst_index * array.value_size,
-                     src_bytes + src_stride * array.prefix_bytes + src_index * array.value_size,
-                     n * array.value_size);
+        move(dst_bytes + dst_stride * array.prefix_bytes + dst_index * array.value_size,
+             src_bytes + src_stride * array.prefix_bytes + src_index * array.value_size,
+             n * array.value_size);
       }
     } else {
-      std::memmove(dst_bytes + dst_index * buffer::record_bytes, src_bytes + src_index * buffer::record_bytes,
-                   n * buffer::record_bytes);
+      move(dst_bytes + dst_index * buffer::record_bytes, src_bytes + src_index * buffer::record_bytes,
+           n * buffer::record_bytes);
     }
   }
 };

@@ -14,8 +14,18 @@
 // copy frees them (graph nodes keep copies, so a graph keeps its tensors).
 // Elements start zeroed. Element layout inside a block follows
 // element_storage<T>: an array of T for plain types, struct-of-arrays or
-// array-of-structs for polymorphic-layout types. On the host backend every
-// block is host memory and `device` is a virtual device number.
+// array-of-structs for polymorphic-layout types. By default every block is
+// host memory and `device` is a virtual device number. Given weft::cuda_memory
+// first, every block is GPU memory instead: partition p's blocks on CUDA
+// device p % (CUDA devices present), so sub-partitions share a GPU:
+//
+//   weft::Tensor<float, 2> g(weft::cuda_memory, {1, 1}, {1, 4}, 1, nx, ny);  // 4 blocks on GPU 0
+//   weft::deep_copy(host_twin, g);   // to a host tensor split the same way
+//
+// The host cannot touch such blocks: operator() refuses, deep_copy moves
+// whole tensors, and graph operations over them run GPU kernels
+// (weft::cuda::kernel, views/cuda/block_kernel_cuda.cuh) and queue padding
+// copies on the devices' copy streams.
 //
 // Kernels see a block through iterators (tensor_iterator.hpp); graph
 // operations (split, reduce, the padded-access modifiers) run them per block.
@@ -35,12 +45,18 @@
 #include <utility>
 #include <vector>
 
+#include <weft/backends/cuda_devices.hpp>
+#include <weft/backends/cuda_streams.hpp>
 #include <weft/backends/memory_space.hpp>
 #include <weft/views/element_storage.hpp>
 #include <weft/views/tensor_geometry.hpp>
 #include <weft/views/tensor_iterator.hpp>
 
 namespace weft {
+
+// Tag for the Tensor constructors: the blocks live in GPU memory.
+struct CudaMemory {};
+inline constexpr CudaMemory cuda_memory{};
 
 template <class T, std::size_t D>
 class Tensor {
@@ -59,19 +75,25 @@ class Tensor {
 
   template <std::integral... Sizes>
   requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
-      Tensor(const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes) {
-    const std::array<long long, sizeof...(Sizes)> given{static_cast<long long>(sizes)...};
-    for (long long v : given) {
-      if (v < 0) throw std::invalid_argument("Tensor: sizes and padding cannot be negative");
-    }
-    constexpr std::size_t first = sizeof...(Sizes) - D;  // 1 when padding leads
-    Extents<D> extents{};
-    for (std::size_t d = 0; d < D; ++d) extents[d] = static_cast<std::size_t>(given[first + d]);
-    const std::size_t padding = first == 1 ? static_cast<std::size_t>(given[0]) : 0;
-    impl_ = std::make_shared<Impl>(TensorGeometry<D>(extents, partitions, sub_partitions, padding));
-  }
+      Tensor(const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes)
+      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), false)) {}
+
+  // The same with every block in GPU memory (see above). Throws
+  // std::runtime_error when no CUDA device is usable, saying why.
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(CudaMemory, const Extents<D>& partitions, Sizes... sizes)
+      : Tensor(cuda_memory, partitions, ones(), sizes...) {}
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(CudaMemory, const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes)
+      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), true)) {}
 
   bool empty() const noexcept { return impl_ == nullptr; }
+  // Whether the blocks are GPU memory (made with cuda_memory).
+  bool in_gpu_memory() const { return checked().gpu; }
+  // The CUDA device holding a block (-1 for host memory).
+  int cuda_device_of(std::size_t block) const { return checked().blocks[checked_block(block)].cuda_device; }
   const TensorGeometry<D>& geometry() const { return checked().geometry; }
   std::size_t size(std::size_t dim) const { return geometry().sizes().at(dim); }
   std::size_t padding() const { return geometry().padding(); }
@@ -119,6 +141,11 @@ class Tensor {
       global[d] = static_cast<std::size_t>(given[d]);
     }
     const std::size_t block = g.block_holding(global);
+    if (checked().gpu) {
+      throw std::logic_error("Tensor: element " + detail::format_index_list(given) +
+                             " is in GPU memory (CUDA device " + std::to_string(cuda_device_of(block)) +
+                             "); deep_copy the tensor to a host tensor to read it");
+    }
     const Extents<D> origin = g.block_origin(block);
     const BlockSpace<D>& s = block_space(block);
     Extents<D> local{};
@@ -136,8 +163,30 @@ class Tensor {
     return out;
   }
 
-  // Copies the cells of block `from` that lie in block `to`'s padding.
+  // Copies the cells of block `from` that lie in block `to`'s padding; for a
+  // tensor in GPU memory through `to`'s device's compute stream, waiting for it.
   void copy_padding(std::size_t from, std::size_t to) const {
+    if (!checked().gpu) {
+      copy_padding_with(from, to, detail::HostMove{});
+      return;
+    }
+    const int device = cuda_device_of(to);
+    const CudaStream stream = shared_device_streams(device).compute_stream();
+    copy_padding(from, to, stream, device);
+    stream_ops::synchronize(stream, device);
+  }
+  // GPU memory only: queues the same copies on `stream` (of `device`) and
+  // returns; what a graph's padding-copy node does.
+  void copy_padding(std::size_t from, std::size_t to, CudaStream stream, int device) const {
+    if (!checked().gpu) throw std::logic_error("Tensor::copy_padding: a stream is for tensors in GPU memory");
+    copy_padding_with(from, to, [stream, device](void* dst, const void* src, std::size_t bytes) {
+      stream_ops::copy(dst, src, bytes, stream, device);
+    });
+  }
+
+ private:
+  template <class Move>
+  void copy_padding_with(std::size_t from, std::size_t to, const Move& move) const {
     const Overlap o = overlap(checked_block(from), checked_block(to));
     if (o.count == 0) return;
     const BlockSpace<D>& src = block_space(from);
@@ -156,7 +205,7 @@ class Tensor {
                 dst.stride[d];
       }
       element_storage<T>::copy(dst.data, d_at, dst.count, src.data, s_at, src.count,
-                               static_cast<std::size_t>(o.end[0] - o.begin[0]));
+                               static_cast<std::size_t>(o.end[0] - o.begin[0]), move);
       std::size_t d = 1;
       for (; d < D; ++d) {
         if (++g[d] < o.end[d]) break;
@@ -166,6 +215,7 @@ class Tensor {
     }
   }
 
+ public:
   // Fills every block's padding from its neighbours (host side, all at once;
   // graphs insert one copy node per pair instead).
   void exchange_padding() const {
@@ -181,10 +231,21 @@ class Tensor {
   struct Block {
     BlockSpace<D> space;
     std::size_t bytes = 0;
+    int cuda_device = -1;  // GPU memory: the device holding it
   };
   struct Impl {
-    explicit Impl(const TensorGeometry<D>& g) : geometry(g) {
+    Impl(const TensorGeometry<D>& g, bool in_gpu_memory) : geometry(g), gpu(in_gpu_memory) {
       blocks.reserve(g.block_count());
+      int cuda_devices = 0;
+      if (gpu) {
+        const CudaDiscovery found = discover_cuda_devices();
+        cuda_devices = static_cast<int>(found.devices.size());
+        if (cuda_devices == 0) {
+          throw std::runtime_error(
+              "Tensor: GPU memory (cuda_memory) was asked for, but no CUDA device is usable (" + found.note +
+              ")");
+        }
+      }
       try {
         for (std::size_t b = 0; b < g.block_count(); ++b) {
           Block block;
@@ -198,9 +259,18 @@ class Tensor {
             s.count *= s.padded[d];
           }
           block.bytes = element_storage<T>::bytes(s.count);
-          s.data = HostSpace{}.allocate(block.bytes);
-          std::memset(s.data, 0, block.bytes);
-          blocks.push_back(block);
+          if (gpu) {
+            block.cuda_device = static_cast<int>(g.device_of(b) % static_cast<std::size_t>(cuda_devices));
+            s.data = CudaSpace(block.cuda_device).allocate(block.bytes);
+            blocks.push_back(block);
+            DeviceStreams& streams = shared_device_streams(block.cuda_device);
+            stream_ops::fill_zero(s.data, block.bytes, streams.compute_stream(), block.cuda_device);
+            stream_ops::synchronize(streams.compute_stream(), block.cuda_device);
+          } else {
+            s.data = HostSpace{}.allocate(block.bytes);
+            std::memset(s.data, 0, block.bytes);
+            blocks.push_back(block);
+          }
         }
       } catch (...) {
         release();
@@ -211,15 +281,38 @@ class Tensor {
     Impl& operator=(const Impl&) = delete;
     ~Impl() { release(); }
     void release() noexcept {
-      for (Block& b : blocks) HostSpace{}.deallocate(b.space.data, b.bytes);
+      for (Block& b : blocks) {
+        if (gpu) {
+          CudaSpace(b.cuda_device).deallocate(b.space.data, b.bytes);  // waits for the device's work
+        } else {
+          HostSpace{}.deallocate(b.space.data, b.bytes);
+        }
+      }
       blocks.clear();
     }
     static_assert(element_storage<T>::alignment <= HostSpace::alignment,
                   "Tensor: the element type needs more alignment than a page");
+    static_assert(element_storage<T>::alignment <= CudaSpace::alignment,
+                  "Tensor: the element type needs more alignment than cudaMalloc gives");
 
     TensorGeometry<D> geometry;
+    bool gpu = false;
     std::vector<Block> blocks;
   };
+
+  template <class... Sizes>
+  static TensorGeometry<D> make_geometry(const Extents<D>& partitions, const Extents<D>& sub_partitions,
+                                         Sizes... sizes) {
+    const std::array<long long, sizeof...(Sizes)> given{static_cast<long long>(sizes)...};
+    for (long long v : given) {
+      if (v < 0) throw std::invalid_argument("Tensor: sizes and padding cannot be negative");
+    }
+    constexpr std::size_t first = sizeof...(Sizes) - D;  // 1 when padding leads
+    Extents<D> extents{};
+    for (std::size_t d = 0; d < D; ++d) extents[d] = static_cast<std::size_t>(given[first + d]);
+    const std::size_t padding = first == 1 ? static_cast<std::size_t>(given[0]) : 0;
+    return TensorGeometry<D>(extents, partitions, sub_partitions, padding);
+  }
 
   // The box (global coordinates, half-open) of `from`'s interior inside `to`'s padded box.
   struct Overlap {
@@ -263,5 +356,47 @@ class Tensor {
 
   std::shared_ptr<Impl> impl_;
 };
+
+// Copies every block of `src` into `dst`, padding included, between any two
+// of host and GPU memory, and returns once the copy is done. The tensors must
+// be split alike (the same sizes, blocks and padding); otherwise it throws
+// std::invalid_argument naming both shapes.
+template <class T, std::size_t D>
+void deep_copy(const Tensor<T, D>& dst, const Tensor<T, D>& src) {
+  const TensorGeometry<D>& a = dst.geometry();
+  const TensorGeometry<D>& b = src.geometry();
+  const auto shape = [](const TensorGeometry<D>& g) {
+    return detail::format_extents(g.sizes()) + " in " + std::to_string(g.block_count()) +
+           " blocks (padding " + std::to_string(g.padding()) + ")";
+  };
+  if (a.sizes() != b.sizes() || a.padding() != b.padding() || a.block_count() != b.block_count()) {
+    throw std::invalid_argument("deep_copy: Tensor " + shape(b) + " cannot be copied into Tensor " +
+                                shape(a) + ": they must be split alike");
+  }
+  for (std::size_t k = 0; k < a.block_count(); ++k) {
+    if (a.block_extent(k) != b.block_extent(k)) {
+      throw std::invalid_argument("deep_copy: block " + std::to_string(k) + " is " +
+                                  detail::format_extents(b.block_extent(k)) + " in the source but " +
+                                  detail::format_extents(a.block_extent(k)) +
+                                  " in the destination: the tensors must be split alike");
+    }
+  }
+  if (dst == src) return;
+  std::vector<std::pair<CudaStream, int>> used;
+  for (std::size_t k = 0; k < a.block_count(); ++k) {
+    const BlockSpace<D>& to = dst.block_space(k);
+    const BlockSpace<D>& from = src.block_space(k);
+    const std::size_t bytes = element_storage<T>::bytes(to.count);
+    const int device = dst.in_gpu_memory() ? dst.cuda_device_of(k) : src.cuda_device_of(k);
+    if (device < 0) {
+      std::memcpy(to.data, from.data, bytes);
+      continue;
+    }
+    const CudaStream stream = shared_device_streams(device).compute_stream();
+    stream_ops::copy(to.data, from.data, bytes, stream, device);
+    used.emplace_back(stream, device);
+  }
+  for (const auto& [stream, device] : used) stream_ops::synchronize(stream, device);
+}
 
 }  // namespace weft

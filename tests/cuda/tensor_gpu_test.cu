@@ -1,0 +1,120 @@
+// Tensors in GPU memory: blocks on the GPU, deep copies to and from the
+// host, padding copies on streams, and split() graphs of weft::cuda::kernel
+// nodes with padding-copy nodes on copy streams, equal to the host graph.
+#include <weft/graph/graph.hpp>
+#include <weft/views/cuda/block_kernel_cuda.cuh>
+#include <weft/views/tensor.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "../test_support.hpp"
+#include "gpu_test_support.cuh"
+
+namespace {
+
+using Grid = weft::Tensor<float, 2>;
+
+// Every element of every block, padding included, bit for bit.
+bool same_blocks(const Grid& a, const Grid& b) {
+  for (std::size_t k = 0; k < a.block_count(); ++k) {
+    const auto& x = a.block_space(k);
+    const auto& y = b.block_space(k);
+    if (x.count != y.count || std::memcmp(x.data, y.data, x.count * sizeof(float)) != 0) return false;
+  }
+  return true;
+}
+
+void fill(const Grid& g) {
+  for (std::size_t i = 0; i < g.size(0); ++i)
+    for (std::size_t j = 0; j < g.size(1); ++j) g(i, j) = static_cast<float>((i * 37 + j * 11) % 101) * 0.5f;
+}
+
+// Jacobi averaging: a sum of sums times a power of two, so that no multiply-add
+// can be fused and the GPU gives the host's bits.
+struct Average {
+  template <class In, class Out>
+  WEFT_HOST_DEVICE void operator()(In& in, Out& out) const {
+    *out = 0.25f * ((*in.offset(weft::dim_x, -1) + *in.offset(weft::dim_x, 1)) +
+                    (*in.offset(weft::dim_y, -1) + *in.offset(weft::dim_y, 1)));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("cuda.tensor.deep_copy_and_padding_exchange_on_the_gpu_equal_the_host") {
+  if (!weft::test::gpu_present()) return;
+  Grid host({1, 2}, {1, 2}, 1, 48, 40), back({1, 2}, {1, 2}, 1, 48, 40);
+  Grid gpu(weft::cuda_memory, {1, 2}, {1, 2}, 1, 48, 40);
+  CHECK(gpu.in_gpu_memory());
+  CHECK(gpu.cuda_device_of(3) == 0);
+  fill(host);
+  weft::deep_copy(gpu, host);
+  weft::deep_copy(back, gpu);
+  CHECK(same_blocks(back, host));
+  host.exchange_padding();
+  gpu.exchange_padding();  // on the GPU, through a stream
+  weft::deep_copy(back, gpu);
+  CHECK(same_blocks(back, host));
+  CHECK_THROWS_WITH_AS(gpu(3, 4), doctest::Contains("is in GPU memory (CUDA device 0)"), std::logic_error);
+}
+
+TEST_CASE("cuda.tensor.a_multi_partition_stencil_on_one_gpu_equals_the_host_graph") {
+  if (!weft::test::gpu_present()) return;
+  constexpr int kPasses = 24;
+  // Four blocks, as 4 sub-partitions of one partition, and as 2x2 partitions
+  // that all land on the one GPU.
+  for (const auto& [partitions, sub] :
+       {std::pair<weft::Extents<2>, weft::Extents<2>>{{1, 1}, {1, 4}}, {{2, 2}, {1, 1}}}) {
+    Grid ha(partitions, sub, 1, 96, 80), hb(partitions, sub, 1, 96, 80);
+    Grid ga(weft::cuda_memory, partitions, sub, 1, 96, 80), gb(weft::cuda_memory, partitions, sub, 1, 96, 80);
+    fill(ha);
+    weft::deep_copy(ga, ha);
+
+    weft::Graph host, gpu;
+    host.split(Average{}, weft::concurrent_padded_access(ha), hb).named("x");
+    host.then_split(Average{}, weft::concurrent_padded_access(hb), ha).named("y");
+    gpu.split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(ga), gb).named("x");
+    gpu.then_split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(gb), ga).named("y");
+    // The same shape; on the GPU every node is a GPU node.
+    CHECK(gpu.size() == host.size());
+    CHECK(gpu.edges().size() == host.edges().size());
+    for (std::size_t i = 0; i < gpu.size(); ++i)
+      CHECK(gpu.node(static_cast<int>(i)).execution == weft::ExecutionKind::Gpu);
+
+    weft::Executor executor;
+    executor.run_n(host, kPasses).wait().get();
+    executor.run_n(gpu, kPasses).wait().get();
+    Grid result(partitions, sub, 1, 96, 80);
+    weft::deep_copy(result, ga);
+    int differ = 0;
+    for (std::size_t i = 0; i < 96; ++i)
+      for (std::size_t j = 0; j < 80; ++j) differ += result(i, j) != ha(i, j);
+    CHECK(differ == 0);
+    CHECK(ha(48, 40) != 0.0f);  // something happened
+  }
+}
+
+TEST_CASE("cuda.tensor.graph_operations_refuse_mixed_memories_and_host_kernels_on_the_gpu") {
+  if (!weft::test::gpu_present()) return;
+  Grid host({1, 2}, 1, 16, 16);
+  Grid gpu(weft::cuda_memory, {1, 2}, 1, 16, 16), gpu2(weft::cuda_memory, {1, 2}, 1, 16, 16);
+  weft::Graph g;
+  CHECK(weft::test::invalid_argument_message(
+            [&] { g.split(Average{}, weft::concurrent_padded_access(gpu), gpu2); }) ==
+        "Graph::split: tensor argument 1 (Tensor<2> (16, 16) in 2 blocks) is in GPU memory: its kernel must "
+        "be a weft::cuda::kernel (views/cuda/block_kernel_cuda.cuh, in a .cu file)");
+  CHECK(weft::test::invalid_argument_message(
+            [&] { g.split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(host), host); }) ==
+        "Graph::split: tensor argument 1 (Tensor<2> (16, 16) in 2 blocks) is in host memory, but the kernel "
+        "is a weft::cuda::kernel: make the tensors with weft::cuda_memory, or pass the kernel itself");
+  weft::ReductionResult<float> total;
+  CHECK(weft::test::invalid_argument_message([&] { g.reduce(gpu, total); }) ==
+        "Graph::reduce: tensor argument 1 (Tensor<2> (16, 16) in 2 blocks) is in GPU memory: this operation "
+        "has no "
+        "GPU version yet");
+  CHECK(g.size() == 0);
+}

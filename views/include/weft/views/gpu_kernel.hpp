@@ -1,0 +1,20 @@
+// The marker graph operations use to tell a GPU kernel from a host kernel.
+// weft::cuda::kernel(f) (views/cuda/block_kernel_cuda.cuh, .cu files only)
+// wraps a split() kernel so that it runs on the GPU over tensors in GPU
+// memory; host code only needs to recognise the wrapper.
+#pragma once
+
+#include <type_traits>
+
+namespace weft {
+namespace cuda {
+template <class F>
+struct Kernel;  // defined in views/cuda/block_kernel_cuda.cuh
+}  // namespace cuda
+
+template <class T>
+inline constexpr bool is_gpu_kernel_v = false;
+template <class F>
+inline constexpr bool is_gpu_kernel_v<cuda::Kernel<F>> = true;
+
+}  // namespace weft
