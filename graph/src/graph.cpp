@@ -222,9 +222,9 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
           where + ": " + argument + " is in GPU memory: " +
           (std::string_view(op.operation) == "split"
                ? "its kernel must be a weft::cuda::kernel (views/cuda/block_kernel_cuda.cuh, in a .cu file)"
-               : "this operation has no GPU version yet"));
+               : "its GPU version is made only in files compiled by nvcc (.cu)"));
     }
-    if (!use.gpu_memory && !op.gpu_works.empty()) {
+    if (!use.gpu_memory && op.works.empty()) {
       throw std::invalid_argument(
           where + ": " + argument +
           " is in host memory, but the kernel is a weft::cuda::kernel: make the tensors "
@@ -321,7 +321,7 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
     node.partition = b;
     node.split_signature = split;
     node.device = first.devices[block_index(b)];
-    if (op.gpu_works.empty()) {
+    if (!first.gpu_memory) {
       node.work = arena_->adopt(std::move(op.works[block_index(b)]));
     } else {
       node.execution = ExecutionKind::Gpu;
@@ -347,7 +347,7 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
   if (op.finish) {
     GraphNode node;
     node.kind = NodeKind::Reduce;
-    node.execution = kind;
+    node.execution = first.gpu_memory ? ExecutionKind::Cpu : kind;  // GPU: joins the partials on the host
     node.work = arena_->adopt(std::move(op.finish));
     level.push_back(append(std::move(node), added));
     helpers.emplace_back(level.back(), "finish");

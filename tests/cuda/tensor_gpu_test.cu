@@ -111,10 +111,34 @@ TEST_CASE("cuda.tensor.graph_operations_refuse_mixed_memories_and_host_kernels_o
             [&] { g.split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(host), host); }) ==
         "Graph::split: tensor argument 1 (Tensor<2> (16, 16) in 2 blocks) is in host memory, but the kernel "
         "is a weft::cuda::kernel: make the tensors with weft::cuda_memory, or pass the kernel itself");
-  weft::ReductionResult<float> total;
-  CHECK(weft::test::invalid_argument_message([&] { g.reduce(gpu, total); }) ==
-        "Graph::reduce: tensor argument 1 (Tensor<2> (16, 16) in 2 blocks) is in GPU memory: this operation "
-        "has no "
-        "GPU version yet");
   CHECK(g.size() == 0);
+}
+
+TEST_CASE("cuda.tensor.boundary_and_reductions_on_the_gpu_equal_the_host") {
+  if (!weft::test::gpu_present()) return;
+  Grid host({1, 2}, {1, 2}, 2, 64, 48), back({1, 2}, {1, 2}, 2, 64, 48);
+  Grid gpu(weft::cuda_memory, {1, 2}, {1, 2}, 2, 64, 48);
+  fill(host);  // multiples of 0.5 below 51: every double sum is exact, in any order
+  weft::deep_copy(gpu, host);
+  auto host_max = weft::make_reduction_result<double>(-1.0),
+       gpu_max = weft::make_reduction_result<double>(-1.0);
+  auto host_sum = weft::make_reduction_result<double>(0.0),
+       gpu_sum = weft::make_reduction_result<double>(0.0);
+  weft::Graph on_host, on_gpu;
+  on_host.boundary(host, weft::FirstOrderExtrapolation{}).named("edges");
+  on_host.then_reduce(host, host_max, weft::MaxReducer()).named("max");
+  on_host.reduce(host, host_sum).named("sum");
+  on_gpu.boundary(gpu, weft::FirstOrderExtrapolation{}).named("edges");
+  on_gpu.then_reduce(gpu, gpu_max, weft::MaxReducer()).named("max");
+  on_gpu.reduce(gpu, gpu_sum).named("sum");
+  CHECK(on_gpu.node(*on_gpu.find("max.finish")).execution == weft::ExecutionKind::Cpu);  // joins on the host
+  CHECK(on_gpu.node(*on_gpu.find("max.0")).execution == weft::ExecutionKind::Gpu);
+  weft::Executor executor;
+  executor.run(on_host).wait().get();
+  executor.run(on_gpu).wait().get();
+  CHECK(gpu_max.value() == host_max.value());
+  CHECK(gpu_sum.value() == host_sum.value());
+  CHECK(host_max.value() == 50.0);
+  weft::deep_copy(back, gpu);
+  CHECK(same_blocks(back, host));  // the padding beyond the edges too
 }

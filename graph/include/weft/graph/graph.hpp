@@ -79,6 +79,9 @@
 #include <weft/views/reducers.hpp>
 #include <weft/views/reduction_result.hpp>
 #include <weft/views/views.hpp>
+#if defined(__CUDACC__)
+#include <weft/views/cuda/block_ops_cuda.cuh>  // GPU boundary and reduce in .cu files
+#endif
 
 namespace weft {
 
@@ -148,6 +151,15 @@ struct GraphNode {
 
 namespace detail {
 struct Program;
+// Whether this translation unit is compiled by nvcc: the boundary and reduce
+// operations made here can then also run over tensors in GPU memory. It is a
+// template argument of those operations, so that the GPU-capable versions
+// are distinct functions from the host-only ones other files make.
+#if defined(__CUDACC__)
+inline constexpr bool compiling_cuda = true;
+#else
+inline constexpr bool compiling_cuda = false;
+#endif
 template <class T>
 inline constexpr bool is_graph_operand_v =
     std::is_same_v<std::decay_t<T>, Graph> || std::is_same_v<std::decay_t<T>, NodeSpec> ||
@@ -244,44 +256,44 @@ class Graph {
   // like split(); blocks inside the tensor do nothing. The same result as
   // split()ting a kernel that calls load_boundary on every cell, but it
   // visits only the edges. then_boundary: after the last level.
-  template <class T, std::size_t D, class Loader>
+  template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& boundary(const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary(tensor, std::move(loader)), kind_, false);
+    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind_, false);
   }
-  template <class T, std::size_t D, class Loader>
+  template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& boundary(ExecutionKind kind, const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary(tensor, std::move(loader)), kind, false);
+    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind, false);
   }
-  template <class T, std::size_t D, class Loader>
+  template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& then_boundary(const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary(tensor, std::move(loader)), kind_, true);
+    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind_, true);
   }
-  template <class T, std::size_t D, class Loader>
+  template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& then_boundary(ExecutionKind kind, const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary(tensor, std::move(loader)), kind, true);
+    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind, true);
   }
 
   // reduce(tensor, result, reducer): one Reduce node per block folds the
   // block's interior cells into the result's slot for that block, then a
   // finishing Reduce node joins the slots into result (Figure 4). The value
   // of a cell is converted to R. then_reduce: after the last level.
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
-    return add_partitioned(make_reduce(tensor, result, reducer), kind_, false);
+    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind_, false);
   }
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
                 Reducer reducer = {}) {
-    return add_partitioned(make_reduce(tensor, result, reducer), kind, false);
+    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind, false);
   }
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& then_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
-    return add_partitioned(make_reduce(tensor, result, reducer), kind_, true);
+    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind_, true);
   }
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>>
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& then_reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
                      Reducer reducer = {}) {
-    return add_partitioned(make_reduce(tensor, result, reducer), kind, true);
+    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind, true);
   }
 
   template <class Pred>
@@ -342,32 +354,32 @@ class Graph {
             },
             b));
       }
-      return op;
-    }
-    // In-place kernels (exclusive_padded_access) read neighbours they also
-    // write: their rows run in order on one thread, as the serial meaning says.
-    bool in_place = false;
-    for (const detail::TensorUse& use : op.tensors)
-      in_place = in_place || use.access == PaddedAccess::Exclusive;
-    for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
-      op.works.push_back(NodeWork::make(
-          [state, in_place](std::size_t block) {
-            std::apply(
-                [block, in_place](auto& f, auto&... a) {
-                  if (in_place) {
-                    run_block_kernel(block, f, unwrap_tensor(a)...);
-                  } else {
-                    run_block_kernel_shared(block, f, unwrap_tensor(a)...);
-                  }
-                },
-                *state);
-          },
-          b));
+    } else {
+      // In-place kernels (exclusive_padded_access) read neighbours they also
+      // write: their rows run in order on one thread, as the serial meaning says.
+      bool in_place = false;
+      for (const detail::TensorUse& use : op.tensors)
+        in_place = in_place || use.access == PaddedAccess::Exclusive;
+      for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
+        op.works.push_back(NodeWork::make(
+            [state, in_place](std::size_t block) {
+              std::apply(
+                  [block, in_place](auto& f, auto&... a) {
+                    if (in_place) {
+                      run_block_kernel(block, f, unwrap_tensor(a)...);
+                    } else {
+                      run_block_kernel_shared(block, f, unwrap_tensor(a)...);
+                    }
+                  },
+                  *state);
+            },
+            b));
+      }
     }
     return op;
   }
 
-  template <class T, std::size_t D, class Loader>
+  template <bool Cuda, class T, std::size_t D, class Loader>
   static detail::PartitionedOp make_boundary(const Tensor<T, D>& tensor, Loader loader) {
     detail::PartitionedOp op;
     op.operation = "boundary";
@@ -376,10 +388,23 @@ class Graph {
       op.works.push_back(NodeWork::make(
           [tensor, loader](std::size_t block) { load_block_boundary(tensor, block, loader); }, b));
     }
+#if defined(__CUDACC__)
+    if constexpr (Cuda) {
+      if (tensor.in_gpu_memory()) {
+        for (std::size_t b = 0; b < tensor.block_count(); ++b) {
+          op.gpu_works.push_back(StreamWork::make(
+              [tensor, loader](GpuStream s, std::size_t block) {
+                cuda::launch_block_boundary(s.stream, tensor, block, loader);
+              },
+              b));
+        }
+      }
+    }
+#endif
     return op;
   }
 
-  template <class T, std::size_t D, class R, class Reducer>
+  template <bool Cuda, class T, std::size_t D, class R, class Reducer>
   static detail::PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result,
                                            const Reducer& reducer) {
     detail::PartitionedOp op;
@@ -406,6 +431,30 @@ class Graph {
       for (const auto& slot : *partials) reducer.join(total, slot.value);
       result.publish(std::move(total));
     });
+#if defined(__CUDACC__)
+    if constexpr (Cuda) {
+      if (tensor.in_gpu_memory()) {
+        // Each block's GPU node leaves its partial in page-locked memory; the
+        // finishing node (on the host, after the GPU work) joins them.
+        const HostPinnedSpace pinned_space;
+        const std::size_t bytes = blocks * sizeof(R);
+        std::shared_ptr<R> pinned(static_cast<R*>(pinned_space.allocate(bytes)),
+                                  [pinned_space, bytes](R* p) { pinned_space.deallocate(p, bytes); });
+        for (std::size_t b = 0; b < blocks; ++b) {
+          op.gpu_works.push_back(StreamWork::make(
+              [tensor, reducer, pinned](GpuStream s, std::size_t block) {
+                cuda::launch_block_reduce<R>(s.stream, tensor, block, reducer, pinned.get() + block);
+              },
+              b));
+        }
+        op.finish = NodeWork::make([result, pinned, blocks, reducer]() mutable {
+          R total = result.initial_value();
+          for (std::size_t b = 0; b < blocks; ++b) reducer.join(total, pinned.get()[b]);
+          result.publish(std::move(total));
+        });
+      }
+    }
+#endif
     return op;
   }
 
