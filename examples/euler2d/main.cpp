@@ -23,34 +23,19 @@
 
 #include <weft/weft.hpp>
 
-#include "exact_riemann.hpp"
-#include "png_image.hpp"
-#include "solver.hpp"
+#include "gpu_run.hpp"
+#include "options.hpp"
+#include "run_solver.hpp"
 
 namespace {
 
+using weft::euler::Options;
+using weft::euler::run_on_gpus;
+using weft::euler::run_solver;
+using weft::euler::UsageError;
+
 constexpr int kExitRunFailed = 1;
 constexpr int kExitUsage = 2;
-
-struct Options {
-  std::string problem = "shock-bubble";
-  std::string size = "800x400";
-  std::size_t partitions = 4, sub_partitions = 1;
-  long steps = 0;
-  double end_time = -1.0;  // < 0: the problem's default
-  std::string layout = "strided";
-  int threads = 0;  // 0: the machine's cores
-  int gpus = 0;
-  double cfl = 0.9;
-  std::string png = "euler2d_density.png";
-  long png_every = 0;
-  std::string dump_graph, trace;
-  bool quiet = false;
-};
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 weft::euler::SolverConfig solver_config(const Options& o) {
   weft::euler::SolverConfig c;
@@ -75,94 +60,6 @@ weft::euler::SolverConfig solver_config(const Options& o) {
   c.sub_partitions = o.sub_partitions;
   c.cfl = o.cfl;
   return c;
-}
-
-// Progress on a terminal: rewritten in place at most a few times a second.
-class Progress {
- public:
-  Progress(bool enabled, double cells) : enabled_(enabled), cells_(cells) {}
-  void update(const weft::euler::StepInfo& info) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    const double seconds = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\rstep %6ld  t %.5f  dt %.3e  %7.2f Mcells/s ", info.step, info.time, info.dt,
-                 cells_ * static_cast<double>(info.step) / seconds / 1e6);
-    std::fflush(stderr);
-  }
-  void finish() {
-    if (enabled_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  bool enabled_;
-  double cells_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
-};
-
-template <class Layout>
-int run(const Options& o, const weft::euler::SolverConfig& config) {
-  weft::ExecutorConfig ex;
-  if (o.threads > 0) ex.cpu_workers = o.threads;
-  ex.gpu_workers = 0;
-  ex.use_cuda = false;
-  weft::Executor executor(ex);
-  weft::euler::Solver<Layout> solver(config);
-
-  const double end_time =
-      o.end_time >= 0.0 ? o.end_time : (config.problem == weft::euler::Problem::sod ? 0.25 : 0.1);
-  const double cells = static_cast<double>(config.nx * config.ny);
-  const auto density_image = [&](const std::string& path) {
-    // Log scale: the bubble (0.1) and the shocked gas (about 4.5, more where
-    // it is compressed further) both stay readable.
-    weft::euler::write_png(path, config.nx, config.ny,
-                           [&](std::size_t i, std::size_t j) { return solver.density(i, j); },
-                           {0.1, 8.0, true});
-  };
-  Progress progress(!o.quiet && isatty(STDERR_FILENO) != 0, cells);
-  solver.on_step([&](const weft::euler::StepInfo& info) {
-    progress.update(info);
-    if (o.png_every > 0 && info.step % o.png_every == 0) {
-      char name[64];
-      std::snprintf(name, sizeof name, "euler2d_density_%06ld.png", info.step);
-      density_image(name);
-    }
-  });
-
-  if (!o.trace.empty()) executor.start_trace();
-  const auto start = std::chrono::steady_clock::now();
-  solver.run(executor, o.steps, o.steps > 0 && o.end_time < 0.0 ? 0.0 : end_time);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  progress.finish();
-  if (!o.trace.empty()) executor.write_trace(o.trace);
-  if (!o.dump_graph.empty()) {
-    std::ofstream file(o.dump_graph);
-    if (!(file << solver.graph().to_json().dump(2) << '\n'))
-      throw std::runtime_error("cannot write '" + o.dump_graph + "'");
-  }
-  if (!o.png.empty()) density_image(o.png);
-
-  const weft::euler::StepInfo& info = solver.info();
-  // Sod's tube has an exact solution: how far the run is from it.
-  std::string accuracy;
-  if (config.problem == weft::euler::Problem::sod && info.time > 0.0) {
-    const double error =
-        weft::euler::sod_l1_density_error(config.nx, config.ny, info.time, config.gamma,
-                                          [&](std::size_t i, std::size_t j) { return solver.density(i, j); });
-    char text[96];
-    std::snprintf(text, sizeof text, "; L1 density error against the exact solution %.3e", error);
-    accuracy = text;
-  }
-  std::printf(
-      "euler2d: %s %zux%zu, %zu partitions x %zu sub-partitions, %s layout, %d threads: %ld steps to t = "
-      "%.4f "
-      "in %.2f s, %.2f Mcells/s%s%s%s\n",
-      o.problem.c_str(), config.nx, config.ny, config.partitions, config.sub_partitions, o.layout.c_str(),
-      executor.cpu_worker_count(), info.step, info.time, seconds,
-      cells * static_cast<double>(info.step) / seconds / 1e6, accuracy.c_str(),
-      o.png.empty() ? "" : "; density image: ", o.png.c_str());
-  return 0;
 }
 
 }  // namespace
@@ -210,11 +107,10 @@ int main(int argc, char** argv) {
                          std::to_string(found.devices.size()) + " CUDA device(s) found" +
                          (found.note.empty() ? "" : " (" + found.note + ")"));
       }
-      throw UsageError(
-          "--gpus: this build runs tensor kernels on CPU workers only; the CUDA kernel backend "
-          "is not part of it yet");
+      return run_on_gpus(o, config);
     }
-    return o.layout == "strided" ? run<weft::StridedView>(o, config) : run<weft::ContiguousView>(o, config);
+    return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config)
+                                 : run_solver<weft::ContiguousView, false>(o, config);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "euler2d: %s\n", e.what());
     return kExitUsage;

@@ -15,6 +15,12 @@
 // whole rows. Every cell's update reads only its neighbours and the global
 // time step (a maximum, which does not depend on the order it is taken in),
 // so the result is bitwise the same for any split.
+//
+// On GPUs (Solver<Layout, true>, which only .cu files can instantiate) the
+// fields live in GPU memory and the same graph runs its kernels as
+// weft::cuda::kernel nodes, its boundaries and reduction on the GPU and its
+// padding copies on copy streams; the time step and the clock stay host
+// nodes. The kernels below are functors so that both compilers take them.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +28,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <weft/weft.hpp>
 
@@ -37,6 +44,7 @@ struct SolverConfig {
   std::size_t sub_partitions = 1;  // blocks per device partition along y
   double cfl = 0.9;                // of the stability limit, per sweep
   double gamma = 1.4;
+  int gpus = 0;  // Solver<Layout, true>: CUDA devices to use (0: all present)
   ExecutionKind execution = ExecutionKind::Cpu;
 };
 
@@ -48,26 +56,69 @@ struct StepInfo {
   double end_time = 0.0;  // the time step is cut so as not to pass it (0: none)
 };
 
-template <class Layout>
+// The step's kernels. set_wave_speed: the fastest signal at a cell.
+struct SetWaveSpeed {
+  template <class CellIt, class SpeedIt>
+  WEFT_HOST_DEVICE void operator()(CellIt& cell, SpeedIt& speed, double gamma) const {
+    *speed = max_wave_speed(*cell, gamma);
+  }
+};
+
+// One FORCE sweep along `Dim`: next = cell - dt/dx (F east - F west).
+template <std::size_t Dim>
+struct Sweep {
+  template <class CellIt, class NextIt>
+  WEFT_HOST_DEVICE void operator()(CellIt& cell, NextIt& next, const StepInfo* step, double width,
+                                   double gamma) const {
+    constexpr auto dim = std::integral_constant<std::size_t, Dim>{};
+    const double r = step->dt / width;
+    const auto here = *cell;
+    const auto east = force_flux(here, *cell.offset(dim, 1), Dim, r, gamma);
+    const auto west = force_flux(*cell.offset(dim, -1), here, Dim, r, gamma);
+    auto updated = *next;
+    for (std::size_t k = 0; k < std::remove_cvref_t<decltype(here)>::conserved_count; ++k)
+      updated.conserved(k) = here.conserved(k) - r * (east.conserved(k) - west.conserved(k));
+  }
+};
+
+// A kernel as a split() takes it: itself on the host, weft::cuda::kernel on GPUs.
+template <bool Gpu, class Kernel>
+auto step_kernel(Kernel kernel) {
+  if constexpr (Gpu) {
+    return cuda::kernel(kernel);
+  } else {
+    return kernel;
+  }
+}
+
+template <class Layout, bool Gpu = false>
 class Solver {
  public:
   using Cell = State<double, Layout>;
   using Field = Tensor<Cell, 2>;
 
-  // Throws std::invalid_argument when the grid cannot be split as asked.
+  // Throws std::invalid_argument when the grid cannot be split as asked
+  // (and, on GPUs, std::runtime_error when no CUDA device is usable).
   explicit Solver(const SolverConfig& config)
       : config_(config),
-        in_(make_field(config)),
-        out_(make_field(config)),
-        wave_speeds_({1, config.partitions}, {1, config.sub_partitions}, config.nx, config.ny),
+        in_(make_field(config, Gpu)),
+        out_(make_field(config, Gpu)),
+        wave_speeds_(Gpu ? Tensor<double, 2>(CudaMemory{config.gpus}, {1, config.partitions},
+                                             {1, config.sub_partitions}, config.nx, config.ny)
+                         : Tensor<double, 2>({1, config.partitions}, {1, config.sub_partitions}, config.nx,
+                                             config.ny)),
         max_wave_speed_(make_reduction_result<double>(0.0)),
-        info_(std::make_shared<StepInfo>()) {
+        info_(make_step_info()) {
+    // The initial state is set on the host (a host twin of the field on GPUs).
+    if constexpr (Gpu) host_ = make_field(config, false);
+    const Field& initial = Gpu ? host_ : in_;
     for (std::size_t j = 0; j < config.ny; ++j) {
       for (std::size_t i = 0; i < config.nx; ++i) {
         const Primitive p = initial_state(config.problem, i, j, config.nx, config.ny, config.gamma);
-        in_(i, j).set_primitive(p.density, p.velocity_x, p.velocity_y, p.pressure, config.gamma);
+        initial(i, j).set_primitive(p.density, p.velocity_x, p.velocity_y, p.pressure, config.gamma);
       }
     }
+    if constexpr (Gpu) deep_copy(in_, host_);
     build_graph();
   }
 
@@ -99,14 +150,37 @@ class Solver {
   const StepInfo& info() const noexcept { return *info_; }
   const SolverConfig& config() const noexcept { return config_; }
   const Graph& graph() const noexcept { return graph_; }
-  // The conserved state, after the last completed step.
+  // The conserved state, after the last completed step (on GPUs in GPU
+  // memory: sync_host() copies it to host_field()).
   const Field& field() const noexcept { return in_; }
-  double density(std::size_t i, std::size_t j) const { return in_(i, j).density(); }
+  // On GPUs: copies the field to its host twin, which density() reads; call
+  // it between runs or from on_step. Nothing to do on the host.
+  void sync_host() {
+    if constexpr (Gpu) deep_copy(host_, in_);
+  }
+  const Field& host_field() const noexcept { return Gpu ? host_ : in_; }
+  double density(std::size_t i, std::size_t j) const { return host_field()(i, j).density(); }
   double dx() const noexcept { return cell_size(config_.problem, config_.nx, config_.ny); }
 
  private:
-  static Field make_field(const SolverConfig& c) {
+  static Field make_field(const SolverConfig& c, bool gpu_memory) {
+    if (gpu_memory) return Field(CudaMemory{c.gpus}, {1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
     return Field({1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
+  }
+
+  // GPU kernels read the time step from it, so on GPUs it lives in
+  // page-locked host memory, which they can address directly.
+  static std::shared_ptr<StepInfo> make_step_info() {
+    if constexpr (Gpu) {
+      const HostPinnedSpace pinned;
+      void* memory = pinned.allocate(sizeof(StepInfo));
+      return std::shared_ptr<StepInfo>(new (memory) StepInfo{}, [pinned](StepInfo* p) {
+        p->~StepInfo();
+        pinned.deallocate(p, sizeof(StepInfo));
+      });
+    } else {
+      return std::make_shared<StepInfo>();
+    }
   }
 
   void build_graph() {
@@ -115,26 +189,12 @@ class Solver {
     const ExecutionKind kind = config_.execution;
     const StepInfo* info = info_.get();
 
-    const auto set_wave_speed = [](auto& cell, auto& speed, double g) { *speed = max_wave_speed(*cell, g); };
-    // One FORCE sweep along `Dim`: next = cell - dt/dx (F east - F west).
-    const auto sweep = [](auto dim) {
-      return [](auto& cell, auto& next, const StepInfo* step, double width, double g) {
-        const double r = step->dt / width;
-        const auto here = *cell;
-        const auto east = force_flux(here, *cell.offset(decltype(dim)::value, 1), decltype(dim)::value, r, g);
-        const auto west =
-            force_flux(*cell.offset(decltype(dim)::value, -1), here, decltype(dim)::value, r, g);
-        auto updated = *next;
-        for (std::size_t k = 0; k < Cell::conserved_count; ++k)
-          updated.conserved(k) = here.conserved(k) - r * (east.conserved(k) - west.conserved(k));
-      };
-    };
     auto max_speed = max_wave_speed_;
     auto state = info_;
     const double cfl = config_.cfl;
 
     graph_ = Graph(kind);
-    graph_.split(set_wave_speed, in_, wave_speeds_, gamma).named("wave_speeds");
+    graph_.split(step_kernel<Gpu>(SetWaveSpeed{}), in_, wave_speeds_, gamma).named("wave_speeds");
     graph_.then_reduce(wave_speeds_, max_wave_speed_, MaxReducer()).named("max_wave_speed");
     graph_
         .then(ExecutionKind::Cpu,
@@ -148,9 +208,11 @@ class Solver {
               })
         .named("time_step");
     graph_.then_boundary(in_, FirstOrderExtrapolation{}).named("boundary_in");
-    graph_.then_split(sweep(dim_x), concurrent_padded_access(in_), out_, info, h, gamma).named("sweep_x");
+    graph_.then_split(step_kernel<Gpu>(Sweep<0>{}), concurrent_padded_access(in_), out_, info, h, gamma)
+        .named("sweep_x");
     graph_.then_boundary(out_, FirstOrderExtrapolation{}).named("boundary_out");
-    graph_.then_split(sweep(dim_y), concurrent_padded_access(out_), in_, info, h, gamma).named("sweep_y");
+    graph_.then_split(step_kernel<Gpu>(Sweep<1>{}), concurrent_padded_access(out_), in_, info, h, gamma)
+        .named("sweep_y");
     graph_
         .then(ExecutionKind::Cpu,
               [this] {
@@ -163,6 +225,7 @@ class Solver {
 
   SolverConfig config_;
   Field in_, out_;
+  Field host_;  // on GPUs: the field's host twin (see sync_host)
   Tensor<double, 2> wave_speeds_;
   ReductionResult<double> max_wave_speed_;
   std::shared_ptr<StepInfo> info_;

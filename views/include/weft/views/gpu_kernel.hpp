@@ -10,6 +10,10 @@ namespace weft {
 namespace cuda {
 template <class F>
 struct Kernel;  // defined in views/cuda/block_kernel_cuda.cuh
+// Declared here so that code shared by host and .cu files can name it in a
+// branch only .cu files take (if constexpr); defined in the same header.
+template <class F>
+Kernel<std::decay_t<F>> kernel(F&& f);
 }  // namespace cuda
 
 template <class T>

@@ -17,7 +17,8 @@
 // array-of-structs for polymorphic-layout types. By default every block is
 // host memory and `device` is a virtual device number. Given weft::cuda_memory
 // first, every block is GPU memory instead: partition p's blocks on CUDA
-// device p % (CUDA devices present), so sub-partitions share a GPU:
+// device p % (CUDA devices used: CudaMemory{n}, or all present), so
+// sub-partitions share a GPU:
 //
 //   weft::Tensor<float, 2> g(weft::cuda_memory, {1, 1}, {1, 4}, 1, nx, ny);  // 4 blocks on GPU 0
 //   weft::deep_copy(host_twin, g);   // to a host tensor split the same way
@@ -54,8 +55,11 @@
 
 namespace weft {
 
-// Tag for the Tensor constructors: the blocks live in GPU memory.
-struct CudaMemory {};
+// Tag for the Tensor constructors: the blocks live in GPU memory, on the
+// first `devices` CUDA devices (0: every device present).
+struct CudaMemory {
+  int devices = 0;
+};
 inline constexpr CudaMemory cuda_memory{};
 
 template <class T, std::size_t D>
@@ -76,18 +80,20 @@ class Tensor {
   template <std::integral... Sizes>
   requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
       Tensor(const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes)
-      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), false)) {}
+      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), false, 0)) {}
 
   // The same with every block in GPU memory (see above). Throws
   // std::runtime_error when no CUDA device is usable, saying why.
   template <std::integral... Sizes>
   requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
-      Tensor(CudaMemory, const Extents<D>& partitions, Sizes... sizes)
-      : Tensor(cuda_memory, partitions, ones(), sizes...) {}
+      Tensor(CudaMemory memory, const Extents<D>& partitions, Sizes... sizes)
+      : Tensor(memory, partitions, ones(), sizes...) {}
   template <std::integral... Sizes>
   requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
-      Tensor(CudaMemory, const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes)
-      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), true)) {}
+      Tensor(CudaMemory memory, const Extents<D>& partitions, const Extents<D>& sub_partitions,
+             Sizes... sizes)
+      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), true,
+                                     memory.devices)) {}
 
   bool empty() const noexcept { return impl_ == nullptr; }
   // Whether the blocks are GPU memory (made with cuda_memory).
@@ -234,7 +240,8 @@ class Tensor {
     int cuda_device = -1;  // GPU memory: the device holding it
   };
   struct Impl {
-    Impl(const TensorGeometry<D>& g, bool in_gpu_memory) : geometry(g), gpu(in_gpu_memory) {
+    Impl(const TensorGeometry<D>& g, bool in_gpu_memory, int devices_asked)
+        : geometry(g), gpu(in_gpu_memory) {
       blocks.reserve(g.block_count());
       int cuda_devices = 0;
       if (gpu) {
@@ -245,6 +252,12 @@ class Tensor {
               "Tensor: GPU memory (cuda_memory) was asked for, but no CUDA device is usable (" + found.note +
               ")");
         }
+        if (devices_asked < 0 || devices_asked > cuda_devices) {
+          throw std::invalid_argument("Tensor: CudaMemory{" + std::to_string(devices_asked) + "} asks for " +
+                                      std::to_string(devices_asked) + " CUDA devices; " +
+                                      std::to_string(cuda_devices) + " are present");
+        }
+        if (devices_asked > 0) cuda_devices = devices_asked;
       }
       try {
         for (std::size_t b = 0; b < g.block_count(); ++b) {

@@ -1,0 +1,30 @@
+// euler2d's command-line options, shared by the host and the GPU runs.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace weft::euler {
+
+struct Options {
+  std::string problem = "shock-bubble";
+  std::string size = "800x400";
+  std::size_t partitions = 4, sub_partitions = 1;
+  long steps = 0;
+  double end_time = -1.0;  // < 0: the problem's default
+  std::string layout = "strided";
+  int threads = 0;  // 0: the machine's cores
+  int gpus = 0;
+  double cfl = 0.9;
+  std::string png = "euler2d_density.png";
+  long png_every = 0;
+  std::string dump_graph, trace;
+  bool quiet = false;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace weft::euler

@@ -1,0 +1,114 @@
+// One run of the solver with euler2d's options, its progress line, images
+// and summary: the whole program after the arguments are parsed. A template
+// on where the kernels run, so that main.cpp instantiates the host run and
+// gpu_run.cu (compiled by nvcc) the GPU run from the same source.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include <weft/weft.hpp>
+
+#include "exact_riemann.hpp"
+#include "options.hpp"
+#include "png_image.hpp"
+#include "solver.hpp"
+
+namespace weft::euler {
+
+// Progress on a terminal: rewritten in place at most a few times a second.
+class Progress {
+ public:
+  Progress(bool enabled, double cells) : enabled_(enabled), cells_(cells) {}
+  void update(const weft::euler::StepInfo& info) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\rstep %6ld  t %.5f  dt %.3e  %7.2f Mcells/s ", info.step, info.time, info.dt,
+                 cells_ * static_cast<double>(info.step) / seconds / 1e6);
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (enabled_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  bool enabled_;
+  double cells_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
+};
+
+template <class Layout, bool Gpu>
+int run_solver(const Options& o, const SolverConfig& config) {
+  weft::ExecutorConfig ex;
+  if (o.threads > 0) ex.cpu_workers = o.threads;
+  if constexpr (!Gpu) {
+    ex.gpu_workers = 0;
+    ex.use_cuda = false;
+  }
+  weft::Executor executor(ex);
+  Solver<Layout, Gpu> solver(config);
+
+  const double end_time = o.end_time >= 0.0 ? o.end_time : (config.problem == Problem::sod ? 0.25 : 0.1);
+  const double cells = static_cast<double>(config.nx * config.ny);
+  const auto density_image = [&](const std::string& path) {
+    // Log scale: the bubble (0.1) and the shocked gas (about 4.5, more where
+    // it is compressed further) both stay readable.
+    write_png(path, config.nx, config.ny, [&](std::size_t i, std::size_t j) { return solver.density(i, j); },
+              {0.1, 8.0, true});
+  };
+  Progress progress(!o.quiet && isatty(STDERR_FILENO) != 0, cells);
+  solver.on_step([&](const StepInfo& info) {
+    progress.update(info);
+    if (o.png_every > 0 && info.step % o.png_every == 0) {
+      solver.sync_host();  // the step's GPU work is done when on_step runs
+      char name[64];
+      std::snprintf(name, sizeof name, "euler2d_density_%06ld.png", info.step);
+      density_image(name);
+    }
+  });
+
+  if (!o.trace.empty()) executor.start_trace();
+  const auto start = std::chrono::steady_clock::now();
+  solver.run(executor, o.steps, o.steps > 0 && o.end_time < 0.0 ? 0.0 : end_time);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.finish();
+  if (!o.trace.empty()) executor.write_trace(o.trace);
+  solver.sync_host();
+  if (!o.dump_graph.empty()) {
+    std::ofstream file(o.dump_graph);
+    if (!(file << solver.graph().to_json().dump(2) << '\n'))
+      throw std::runtime_error("cannot write '" + o.dump_graph + "'");
+  }
+  if (!o.png.empty()) density_image(o.png);
+
+  const StepInfo& info = solver.info();
+  const std::string where =
+      Gpu ? std::to_string(o.gpus) + " GPU(s)" : std::to_string(executor.cpu_worker_count()) + " threads";
+  // Sod's tube has an exact solution: how far the run is from it.
+  std::string accuracy;
+  if (config.problem == Problem::sod && info.time > 0.0) {
+    const double error =
+        sod_l1_density_error(config.nx, config.ny, info.time, config.gamma,
+                             [&](std::size_t i, std::size_t j) { return solver.density(i, j); });
+    char text[96];
+    std::snprintf(text, sizeof text, "; L1 density error against the exact solution %.3e", error);
+    accuracy = text;
+  }
+  std::printf(
+      "euler2d: %s %zux%zu, %zu partitions x %zu sub-partitions, %s layout, %s: %ld steps to t = %.4f in "
+      "%.2f s, %.2f Mcells/s%s%s%s\n",
+      o.problem.c_str(), config.nx, config.ny, config.partitions, config.sub_partitions, o.layout.c_str(),
+      where.c_str(), info.step, info.time, seconds, cells * static_cast<double>(info.step) / seconds / 1e6,
+      accuracy.c_str(), o.png.empty() ? "" : "; density image: ", o.png.c_str());
+  return 0;
+}
+
+}  // namespace weft::euler
