@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
   app.add_option("--dump-graph", o.dump_graph, "write the step graph as JSON");
   app.add_option("--trace", o.trace, "write an execution trace (Chrome trace-event JSON)");
   app.add_flag("--quiet", o.quiet, "no progress line");
+  app.add_flag("--checksum", o.checksum,
+               "end the summary with a hash of the final state (bit-for-bit comparisons)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -21,6 +21,7 @@ struct Options {
   long png_every = 0;
   std::string dump_graph, trace;
   bool quiet = false;
+  bool checksum = false;  // print a hash of the final state, to compare runs bit for bit
 };
 
 struct UsageError : std::runtime_error {

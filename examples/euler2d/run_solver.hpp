@@ -7,10 +7,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <weft/weft.hpp>
 
@@ -90,6 +93,25 @@ int run_solver(const Options& o, const SolverConfig& config) {
   if (!o.png.empty()) density_image(o.png);
 
   const StepInfo& info = solver.info();
+  std::string checksum;
+  if (o.checksum) {
+    // FNV-1a over the bytes of every conserved variable of every cell.
+    std::uint64_t hash = 1469598103934665603ull;
+    for (std::size_t j = 0; j < config.ny; ++j) {
+      for (std::size_t i = 0; i < config.nx; ++i) {
+        const auto cell = solver.host_field()(i, j);
+        for (std::size_t k = 0; k < std::remove_cvref_t<decltype(cell)>::conserved_count; ++k) {
+          const double value = cell.conserved(k);
+          unsigned char bytes[sizeof value];
+          std::memcpy(bytes, &value, sizeof value);
+          for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+        }
+      }
+    }
+    char text[48];
+    std::snprintf(text, sizeof text, "; checksum %016llx", static_cast<unsigned long long>(hash));
+    checksum = text;
+  }
   const std::string where =
       Gpu ? std::to_string(o.gpus) + " GPU(s)" : std::to_string(executor.cpu_worker_count()) + " threads";
   // Sod's tube has an exact solution: how far the run is from it.
@@ -104,10 +126,10 @@ int run_solver(const Options& o, const SolverConfig& config) {
   }
   std::printf(
       "euler2d: %s %zux%zu, %zu partitions x %zu sub-partitions, %s layout, %s: %ld steps to t = %.4f in "
-      "%.2f s, %.2f Mcells/s%s%s%s\n",
+      "%.2f s, %.2f Mcells/s%s%s%s%s\n",
       o.problem.c_str(), config.nx, config.ny, config.partitions, config.sub_partitions, o.layout.c_str(),
       where.c_str(), info.step, info.time, seconds, cells * static_cast<double>(info.step) / seconds / 1e6,
-      accuracy.c_str(), o.png.empty() ? "" : "; density image: ", o.png.c_str());
+      accuracy.c_str(), checksum.c_str(), o.png.empty() ? "" : "; density image: ", o.png.c_str());
   return 0;
 }
 
