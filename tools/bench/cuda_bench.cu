@@ -22,6 +22,7 @@
 //
 // Without a GPU each benchmark prints that it skipped and records nothing.
 #include "bench.hpp"
+#include "cuda_timing.cuh"
 
 #include <weft/backends/cuda_devices.hpp>
 #include <weft/backends/cuda_streams.hpp>
@@ -46,18 +47,10 @@
 
 namespace {
 
-constexpr int kDevice = 0;
-
-bool gpu_present(const char* benchmark) {
-  const weft::CudaDiscovery found = weft::discover_cuda_devices();
-  if (found.devices.empty()) {
-    std::printf("%-28s skipped: no GPU (%s)\n", benchmark, found.note.c_str());
-    return false;
-  }
-  return true;
-}
-
-void check(cudaError_t status, const char* call) { weft::cuda::check(status, call, kDevice, "weft-bench"); }
+using weft::bench::gpu::best_ms_per_operation;
+using weft::bench::gpu::check;
+using weft::bench::gpu::gpu_present;
+using weft::bench::gpu::kDevice;
 
 void check(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS) {
@@ -85,39 +78,6 @@ class CublasHandle {
  private:
   cublasHandle_t handle_ = nullptr;
 };
-
-// An event that records time (the pool's events do not, on purpose).
-class TimingEvent {
- public:
-  TimingEvent() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
-  ~TimingEvent() { (void)cudaEventDestroy(event_); }
-  TimingEvent(const TimingEvent&) = delete;
-  TimingEvent& operator=(const TimingEvent&) = delete;
-  cudaEvent_t get() const noexcept { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-// The fastest of `repetitions` timings of what enqueue() queues on `stream`,
-// in milliseconds per operation when it queues `operations` of them.
-template <class Enqueue>
-double best_ms_per_operation(cudaStream_t stream, int repetitions, int operations, Enqueue enqueue) {
-  const TimingEvent start, stop;
-  enqueue();  // warm-up: lazy module loading, first-touch of the memory
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < std::max(1, repetitions); ++r) {
-    check(cudaEventRecord(start.get(), stream), "cudaEventRecord");
-    for (int k = 0; k < operations; ++k) enqueue();
-    check(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
-    best = std::min(best, static_cast<double>(ms) / operations);
-  }
-  return best;
-}
 
 // One kernel source for both backends (the host benchmarks run it too).
 struct Saxpy {

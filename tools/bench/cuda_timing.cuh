@@ -7,8 +7,6 @@
 //     my_kernel<<<blocks, threads, 0, stream>>>(...);
 //     weft::bench::gpu::check(cudaGetLastError(), "my_kernel<<<>>>");
 //   });
-//
-// cuda_bench.cu keeps its own copies of these (it predates this header).
 #pragma once
 
 #include <weft/backends/cuda_devices.hpp>
