@@ -155,9 +155,17 @@ void synchronize(CudaStream stream, int device) {
   if (status != cudaSuccess) fail("stream_ops::synchronize", "cudaStreamSynchronize", device, status);
 }
 
-void call_when_done(CudaStream stream, void (*fn)(void*), void* data, int device) {
-  const cudaError_t status = cudaLaunchHostFunc(stream, fn, data);
-  if (status != cudaSuccess) fail("stream_ops::call_when_done", "cudaLaunchHostFunc", device, status);
+void call_when_done(CudaStream stream, const HostCallback* callback, int device) {
+  // cudaStreamAddCallback rather than cudaLaunchHostFunc: it is called with
+  // the stream's error after a device fault, so a failed kernel fails the
+  // node instead of leaving it waiting for ever.
+  const auto trampoline = [](cudaStream_t, cudaError_t status, void* data) {
+    const auto* c = static_cast<const HostCallback*>(data);
+    c->fn(c->data, static_cast<int>(status));
+  };
+  const cudaError_t status =
+      cudaStreamAddCallback(stream, trampoline, const_cast<HostCallback*>(callback), 0);
+  if (status != cudaSuccess) fail("stream_ops::call_when_done", "cudaStreamAddCallback", device, status);
 }
 
 }  // namespace stream_ops

@@ -36,7 +36,7 @@ void wait(CudaStream, CudaEvent, int device) { no_cuda("stream_ops::wait", devic
 void copy(void*, const void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::copy", device); }
 void fill_zero(void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::fill_zero", device); }
 void synchronize(CudaStream, int device) { no_cuda("stream_ops::synchronize", device); }
-void call_when_done(CudaStream, void (*)(void*), void*, int device) {
+void call_when_done(CudaStream, const HostCallback*, int device) {
   no_cuda("stream_ops::call_when_done", device);
 }
 }  // namespace stream_ops

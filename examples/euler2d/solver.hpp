@@ -103,7 +103,7 @@ class Solver {
       : config_(config),
         in_(make_field(config, Gpu)),
         out_(make_field(config, Gpu)),
-        wave_speeds_(Gpu ? Tensor<double, 2>(CudaMemory{config.gpus}, {1, config.partitions},
+        wave_speeds_(Gpu ? Tensor<double, 2>(CudaMemory::on_devices(config.gpus), {1, config.partitions},
                                              {1, config.sub_partitions}, config.nx, config.ny)
                          : Tensor<double, 2>({1, config.partitions}, {1, config.sub_partitions}, config.nx,
                                              config.ny)),
@@ -164,7 +164,8 @@ class Solver {
 
  private:
   static Field make_field(const SolverConfig& c, bool gpu_memory) {
-    if (gpu_memory) return Field(CudaMemory{c.gpus}, {1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
+    if (gpu_memory)
+      return Field(CudaMemory::on_devices(c.gpus), {1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
     return Field({1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
   }
 

@@ -477,10 +477,19 @@ namespace detail {
 
 namespace {
 
-// CUDA calls it once the work a GPU node queued is done (stream_ops::call_when_done).
-void gpu_node_done(void* state) {
+// CUDA calls it once the work a GPU node queued is done, or has failed
+// (stream_ops::call_when_done). No CUDA call here: the code goes in the message.
+void gpu_node_done(void* state, int status) {
   const auto* g = static_cast<const Program::GpuNode*>(state);
-  g->engine->complete_deferred(g->node);
+  if (status == 0) {
+    g->engine->complete_deferred(g->node);
+    return;
+  }
+  g->engine->complete_deferred(
+      g->node, std::make_exception_ptr(std::runtime_error(
+                   "Graph: the GPU work of node " + g->label + " failed on device " +
+                   std::to_string(g->device) + " with CUDA error " + std::to_string(status) +
+                   " (cudaGetErrorName says which); the device is unusable until the process restarts")));
 }
 
 // A GPU node's call: order the stream after GPU predecessors on other
@@ -493,7 +502,7 @@ void run_gpu_node(void* state) {
   for (CudaEvent e : g->waits) stream_ops::wait(g->stream, e, g->device);
   g->work(GpuStream{g->device, g->stream});
   if (g->record) stream_ops::record(g->done, g->stream, g->device);
-  if (g->callback) stream_ops::call_when_done(g->stream, &gpu_node_done, g, g->device);
+  if (g->callback) stream_ops::call_when_done(g->stream, &g->done_callback, g->device);
 }
 
 }  // namespace
@@ -531,6 +540,8 @@ Program::Program(const Graph& graph) {
       GpuNode& g = gpu_nodes[static_cast<std::size_t>(gpu_index[i])];
       const GraphNode& node = graph.nodes_[i];
       g.node = static_cast<int>(i);
+      g.label = label_of(graph, static_cast<Graph::NodeId>(i));
+      g.done_callback = {&gpu_node_done, &g};
       g.device = node.device;
       g.copy_stream = node.copy_stream;
       g.work = node.stream_work;

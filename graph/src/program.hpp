@@ -50,11 +50,13 @@ struct Program {
     WorkGraphEngine<int>* engine = nullptr;
     int node = -1;
     int device = -1;
-    int copy_stream = -1;   // -1: the device's compute stream
+    int copy_stream = -1;       // -1: the device's compute stream
     bool record = false;        // a GPU node on another stream waits for this one's event
     bool callback = false;      // host nodes or the run's end wait for this one's work
     std::vector<int> wait_for;  // GPU predecessors on other streams (indices into gpu_nodes)
     StreamWork work;
+    std::string label;                         // for errors: 'name' or #index
+    stream_ops::HostCallback done_callback{};  // -> gpu_node_done(this, status)
     // Set by bind_gpu():
     CudaStream stream = nullptr;
     CudaEvent done = nullptr;      // recorded after the work when `record`

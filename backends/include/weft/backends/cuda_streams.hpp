@@ -143,9 +143,16 @@ void copy(void* dst, const void* src, std::size_t bytes, CudaStream stream, int 
 void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device);
 // Waits until the work queued on `stream` is done.
 void synchronize(CudaStream stream, int device);
-// Queues fn(data) on `stream`: called on a CUDA thread once the work queued
-// before it is done. fn must not call CUDA.
-void call_when_done(CudaStream stream, void (*fn)(void*), void* data, int device);
+// What call_when_done calls: fn(data, status), status 0 when the work went
+// well, else the CUDA error code (cudaError_t) of a fault on the stream.
+struct HostCallback {
+  void (*fn)(void* data, int status);
+  void* data;
+};
+// Queues `callback` on `stream`: called on a CUDA thread once the work queued
+// before it is done, or has failed. It must not call CUDA, and must stay
+// alive until it has been called.
+void call_when_done(CudaStream stream, const HostCallback* callback, int device);
 
 }  // namespace stream_ops
 

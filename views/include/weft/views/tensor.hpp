@@ -17,7 +17,7 @@
 // array-of-structs for polymorphic-layout types. By default every block is
 // host memory and `device` is a virtual device number. Given weft::cuda_memory
 // first, every block is GPU memory instead: partition p's blocks on CUDA
-// device p % (CUDA devices used: CudaMemory{n}, or all present), so
+// device p % (CUDA devices used: CudaMemory::on_devices(n), or all present), so
 // sub-partitions share a GPU:
 //
 //   weft::Tensor<float, 2> g(weft::cuda_memory, {1, 1}, {1, 4}, 1, nx, ny);  // 4 blocks on GPU 0
@@ -56,8 +56,17 @@
 namespace weft {
 
 // Tag for the Tensor constructors: the blocks live in GPU memory, on the
-// first `devices` CUDA devices (0: every device present).
+// first `devices` CUDA devices (0: every device present):
+// weft::cuda_memory, or weft::CudaMemory::on_devices(2).
 struct CudaMemory {
+  // No constructor from an int: a braced list meant as partitions ({2})
+  // must never read as this.
+  constexpr CudaMemory() = default;
+  static constexpr CudaMemory on_devices(int n) {
+    CudaMemory memory;
+    memory.devices = n;
+    return memory;
+  }
   int devices = 0;
 };
 inline constexpr CudaMemory cuda_memory{};
@@ -253,8 +262,8 @@ class Tensor {
               ")");
         }
         if (devices_asked < 0 || devices_asked > cuda_devices) {
-          throw std::invalid_argument("Tensor: CudaMemory{" + std::to_string(devices_asked) + "} asks for " +
-                                      std::to_string(devices_asked) + " CUDA devices; " +
+          throw std::invalid_argument("Tensor: CudaMemory::on_devices(" + std::to_string(devices_asked) +
+                                      ") asks for " + std::to_string(devices_asked) + " CUDA devices; " +
                                       std::to_string(cuda_devices) + " are present");
         }
         if (devices_asked > 0) cuda_devices = devices_asked;
