@@ -1,29 +1,14 @@
 #include <weft/runtime/task_scheduler.hpp>
 
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <utility>
 
 namespace weft {
 namespace detail {
-
-namespace {
-
-// Sets the running task for respawn() and task_spawn(), restoring the outer
-// one afterwards (a worker may run a task while helping inside another).
-class CurrentTask {
- public:
-  explicit CurrentTask(TaskHeader* task) noexcept : outer_(std::exchange(tls_current_task, task)) {}
-  ~CurrentTask() { tls_current_task = outer_; }
-  CurrentTask(const CurrentTask&) = delete;
-  CurrentTask& operator=(const CurrentTask&) = delete;
-
- private:
-  TaskHeader* outer_;
-};
-
-}  // namespace
 
 void release(TaskHeader* task) noexcept {
   // acquire: if ours is the only reference, nobody else can add or drop one,
@@ -35,12 +20,10 @@ void release(TaskHeader* task) noexcept {
     return;
   }
   if (task->ops != nullptr) task->ops->destroy_result(*task);
-  const MemoryPool<HostSpace>* pool = task->pool;
   SchedulerCore* core = task->core;
   const std::uint32_t size = task->block_size;
   task->~TaskHeader();
-  pool->deallocate(task, size);
-  core->note_deallocated();
+  core->free_block(task, size);
 }
 
 void wait_for(const TaskHeader& task) {
@@ -54,7 +37,10 @@ void wait_for(const TaskHeader& task) {
 SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& pool)
     : executor_(executor),
       pool_(pool),
-      shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.worker_count()))) {}
+      min_block_lg2_(
+          pool.min_block_size() == 0 ? 0u : static_cast<unsigned>(std::countr_zero(pool.min_block_size()))),
+      shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.worker_count()))),
+      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))) {}
 
 SchedulerCore::~SchedulerCore() {
   if (!all_complete()) {
@@ -64,6 +50,98 @@ SchedulerCore::~SchedulerCore() {
                  "before the last copy of the scheduler goes away\n",
                  static_cast<long long>(active_tasks()));
     std::terminate();
+  }
+  flush_caches();
+}
+
+// ---- blocks ----------------------------------------------------------------
+//
+// Task, when-all and event blocks come from the pool, through a per-worker
+// cache (BlockCache). Why: a spawn's block is then usually one a task of
+// this worker freed moments ago, still in its CPU cache, and taking or
+// returning it costs no atomic operation; the pool's per-thread hints, by
+// contrast, move on to the next superblock whenever the current one is full,
+// so a long run walks through the whole pool and misses the CPU cache on
+// nearly every block.
+//
+// Ownership: worker i alone uses caches_[i], and only while it runs one of
+// this scheduler's tasks: invoke() takes the cache's `busy` flag (one
+// exchange) before the task and gives it back (a release store) before the
+// task is counted complete or rescheduled. Whoever else flushes a cache takes
+// the same flag, so a flush never overlaps a worker's use.
+//
+// What stays truthful: the scheduler's live-block count and high-water mark
+// count blocks in use, never cached ones. The pool's statistics count cached
+// blocks as consumed until they are flushed back, which happens when a
+// size's stash is full (half of it goes back), when the pool cannot serve an
+// allocation (the calling worker's whole cache goes back, then it retries),
+// in wait() once every task is complete, and in the destructor. So after
+// wait(scheduler) returns, the pool holds exactly the blocks that futures
+// still refer to; while tasks run, up to BlockCache::kCapacity blocks of each
+// size per worker may sit in caches.
+
+void SchedulerCore::note_allocated_slowly() noexcept {
+  const std::int64_t live = live_blocks_.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::int64_t seen = high_water_.load(std::memory_order_relaxed);
+  while (live > seen && !high_water_.compare_exchange_weak(seen, live, std::memory_order_relaxed)) {
+  }
+}
+
+void* SchedulerCore::allocate_from_pool(std::size_t bytes) noexcept {
+  void* memory = pool_.allocate(bytes);
+  if (memory == nullptr) {
+    // Blocks of other sizes in this worker's cache may be what the pool lacks.
+    if (BlockCache* cache = local_cache()) {
+      for (std::size_t c = 0; c < BlockCache::kSizes; ++c) spill(*cache, c, 0);
+      memory = pool_.allocate(bytes);
+    }
+  }
+  if (memory == nullptr) {
+    failed_allocations_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  note_allocated();
+  return memory;
+}
+
+void SchedulerCore::free_block(void* block, std::size_t bytes) noexcept {
+  if (track_memory_.load(std::memory_order_relaxed)) live_blocks_.fetch_sub(1, std::memory_order_relaxed);
+  if (BlockCache* cache = local_cache()) {
+    const std::size_t c = size_class(bytes);
+    if (c < BlockCache::kSizes) {
+      if (cache->count[c] == BlockCache::kCapacity) spill(*cache, c, BlockCache::kCapacity / 2);
+      cache->blocks[c][cache->count[c]++] = block;
+      return;
+    }
+  }
+  pool_.deallocate(block, bytes);
+}
+
+void SchedulerCore::spill(BlockCache& cache, std::size_t size_class, std::uint32_t keep) noexcept {
+  // The oldest blocks go (the bottom of the stash): the newest are the ones
+  // most likely still in the CPU cache. The size given is the class's block
+  // size, which fits every block of the class (the pool checks it fits).
+  const std::size_t bytes = std::size_t{1} << (min_block_lg2_ + size_class);
+  void** blocks = cache.blocks[size_class];
+  const std::uint32_t count = cache.count[size_class];
+  if (count <= keep) return;
+  const std::uint32_t gone = count - keep;
+  for (std::uint32_t i = 0; i < gone; ++i) pool_.deallocate(blocks[i], bytes);
+  std::memmove(blocks, blocks + gone, keep * sizeof(void*));
+  cache.count[size_class] = keep;
+}
+
+void SchedulerCore::flush_caches() noexcept {
+  const auto n = static_cast<std::size_t>(executor_.worker_count());
+  for (std::size_t i = 0; i < n; ++i) {
+    BlockCache& cache = caches_[i];
+    // acquire: pairs with the release store in invoke(), so the worker's
+    // last changes to the cache are visible; a busy cache belongs to a task
+    // running right now and is left alone.
+    if (cache.busy.exchange(true, std::memory_order_acquire)) continue;
+    for (std::size_t c = 0; c < BlockCache::kSizes; ++c) spill(cache, c, 0);
+    // release: pairs with the acquire exchange in invoke().
+    cache.busy.store(false, std::memory_order_release);
   }
 }
 
@@ -113,27 +191,8 @@ std::int64_t SchedulerCore::active_tasks() const noexcept {
   return static_cast<std::int32_t>(sum);
 }
 
-void* SchedulerCore::allocate(std::size_t bytes) noexcept {
-  void* memory = pool_.allocate(bytes);
-  if (memory == nullptr) {
-    failed_allocations_.fetch_add(1, std::memory_order_relaxed);
-    return nullptr;
-  }
-  if (track_memory_.load(std::memory_order_relaxed)) {
-    const std::int64_t live = live_blocks_.fetch_add(1, std::memory_order_relaxed) + 1;
-    std::int64_t seen = high_water_.load(std::memory_order_relaxed);
-    while (live > seen && !high_water_.compare_exchange_weak(seen, live, std::memory_order_relaxed)) {
-    }
-  }
-  return memory;
-}
-
-void SchedulerCore::note_deallocated() noexcept {
-  if (track_memory_.load(std::memory_order_relaxed)) live_blocks_.fetch_sub(1, std::memory_order_relaxed);
-}
-
 void SchedulerCore::spawn(TaskHeader* task, TaskHeader* dependence) {
-  WorkerContext* worker = executor_.this_worker();
+  WorkerContext* worker = calling_worker();
   count(worker, +1);
   schedule(task, dependence, worker);
 }
@@ -169,9 +228,26 @@ void SchedulerCore::push_ready(TaskHeader* task, WorkerContext* worker) {
 void SchedulerCore::became_ready(TaskHeader* waiter, WorkerContext* worker) {
   if (waiter->kind == TaskKind::WhenAll) {
     advance_when_all(waiter, worker);
-  } else {
-    push_ready(waiter, worker);
+    return;
   }
+  // A continuation: a task that waited for the one this worker is completing
+  // (a respawned parent, say). When it is a High-priority CPU task, this
+  // worker runs it right after, in the same invoke(), instead of pushing it
+  // onto its deque and popping it back: the push would put it at the bottom
+  // of the High deque, the first place this worker looks, so the order is
+  // the same (the priority guarantee holds: nothing is taken before a ready
+  // High task), minus a push, a pop, their fences and a wake-up check.
+  // Thieves cannot take it meanwhile; it is one task and this worker is
+  // about to run it. Only while completing (never for a spawn: a task may
+  // wait for what it spawned), one at a time; others are pushed.
+  RunningTask& running = tls_running;
+  if (running.completing && running.next == nullptr && running.worker == worker &&
+      waiter->core == running.task->core && waiter->priority == TaskPriority::High &&
+      waiter->domain == Domain::Cpu && worker->domain() == Domain::Cpu) {
+    running.next = waiter;
+    return;
+  }
+  push_ready(waiter, worker);
 }
 
 TaskHeader* SchedulerCore::allocate_when_all(std::size_t count) noexcept {
@@ -181,7 +257,6 @@ TaskHeader* SchedulerCore::allocate_when_all(std::size_t count) noexcept {
   // A when-all is never executed as a job: it advances when a dependence completes.
   auto* entity = ::new (memory) TaskHeader(nullptr);
   entity->core = this;
-  entity->pool = &pool_;
   entity->kind = TaskKind::WhenAll;
   entity->block_size = static_cast<std::uint32_t>(bytes);
   entity->dependence_count = static_cast<std::uint32_t>(count);
@@ -195,7 +270,6 @@ TaskHeader* SchedulerCore::make_event() noexcept {
   if (memory == nullptr) return nullptr;
   auto* event = ::new (memory) TaskHeader(nullptr);  // never executed as a job
   event->core = this;
-  event->pool = &pool_;
   event->kind = TaskKind::Event;
   event->block_size = static_cast<std::uint32_t>(sizeof(TaskHeader));
   event->refs.store(2, std::memory_order_relaxed);
@@ -203,10 +277,10 @@ TaskHeader* SchedulerCore::make_event() noexcept {
 }
 
 void SchedulerCore::complete_event(TaskHeader* event, std::exception_ptr error) {
-  complete(event, std::move(error), executor_.this_worker());
+  complete(event, std::move(error), calling_worker());
 }
 
-void SchedulerCore::start_when_all(TaskHeader* entity) { advance_when_all(entity, executor_.this_worker()); }
+void SchedulerCore::start_when_all(TaskHeader* entity) { advance_when_all(entity, calling_worker()); }
 
 void SchedulerCore::advance_when_all(TaskHeader* entity, WorkerContext* worker) {
   // Only one thread advances an entity at a time: the one that drained it
@@ -245,25 +319,51 @@ void SchedulerCore::advance_when_all(TaskHeader* entity, WorkerContext* worker) 
 void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
   auto* task = static_cast<TaskHeader*>(&job);
   SchedulerCore& core = *task->core;
+  // This worker's block cache, unless a task further out on this thread
+  // (one waiting inside Future::wait) or a flush holds it. acquire: pairs
+  // with the release store below and in flush_caches().
+  BlockCache& cache = core.caches_[static_cast<std::size_t>(worker.index())];
+  const bool owns_cache = !cache.busy.exchange(true, std::memory_order_acquire);
+  const RunningTask outer = tls_running;
+  // One task, then the continuations its completion made ready (see became_ready).
+  while (task != nullptr) {
+    tls_running = RunningTask{task, &worker, owns_cache ? &cache : nullptr, false, nullptr};
+    TaskHeader* respawn_dependence = nullptr;
+    const bool completed = core.run(task, worker, respawn_dependence);
+    TaskHeader* next = tls_running.next;
+    if (next == nullptr) {
+      tls_running = outer;
+      // release: pairs with the acquire exchange of the cache's next user.
+      // Before the task is rescheduled or counted: from then on another
+      // worker may complete it, wait() return and the scheduler (and the
+      // cache) go away. While a continuation is pending the scheduler has
+      // an incomplete task, so it stays.
+      if (owns_cache) cache.busy.store(false, std::memory_order_release);
+    }
+    if (completed) {
+      // Last: once counted, wait() may return and the scheduler and pool go away.
+      core.count(&worker, -1);
+    } else {
+      core.schedule(task, respawn_dependence, &worker);
+    }
+    task = next;
+  }
+}
+
+bool SchedulerCore::run(TaskHeader* task, WorkerContext& worker, TaskHeader*& respawn_dependence) {
+  std::exception_ptr error;
   if (TaskHeader* dep = std::exchange(task->dependence, nullptr)) {
     // The dependence is complete (that is how we got here); a failure
     // propagates without running this task.
-    std::exception_ptr inherited = dep->error;
+    if (dep->error) error = dep->error;
     release(dep);
-    if (inherited) {
-      core.complete(task, std::move(inherited), &worker);
-      return;
-    }
   }
-  if (task->cancel_requested.load(std::memory_order_relaxed)) {
-    core.complete(task, std::make_exception_ptr(Cancelled("the task was cancelled before it ran")), &worker);
-    return;
+  if (!error && task->cancel_requested.load(std::memory_order_relaxed)) {
+    error = std::make_exception_ptr(Cancelled("the task was cancelled before it ran"));
   }
-  task->state.store(TaskState::Executing, std::memory_order_relaxed);
-  task->respawn_requested = false;
-  std::exception_ptr error;
-  {
-    CurrentTask running(task);
+  if (!error) {
+    task->state.store(TaskState::Executing, std::memory_order_relaxed);
+    task->respawn_requested = false;
     TaskMember member(worker);
     const bool traced = worker.tracing();
     const std::int64_t start = traced ? worker.trace_clock() : 0;
@@ -273,15 +373,18 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
       error = std::current_exception();
     }
     if (traced) worker.trace("task", task->domain, start);
-  }
-  if (!error && task->respawn_requested) {
-    task->priority = task->respawn_priority;
-    task->state.store(TaskState::Waiting, std::memory_order_relaxed);
-    core.schedule(task, std::exchange(task->respawn_dependence, nullptr), &worker);
-    return;
+    if (!error && task->respawn_requested) {
+      task->priority = task->respawn_priority;
+      task->state.store(TaskState::Waiting, std::memory_order_relaxed);
+      respawn_dependence = std::exchange(task->respawn_dependence, nullptr);
+      return false;
+    }
   }
   if (TaskHeader* unused = std::exchange(task->respawn_dependence, nullptr)) release(unused);
-  core.complete(task, std::move(error), &worker);
+  tls_running.completing = true;
+  complete(task, std::move(error), &worker);
+  tls_running.completing = false;
+  return true;
 }
 
 void SchedulerCore::complete(TaskHeader* task, std::exception_ptr error, WorkerContext* worker) {
@@ -308,9 +411,9 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr error, WorkerC
     became_ready(waiter, worker);
     waiter = next;
   }
-  release(task);  // the scheduler's reference; the pool is still alive: we are not counted done yet
-  // Last: once counted, wait() may return and the scheduler and pool go away.
-  if (is_task) count(worker, -1);
+  // The scheduler's reference. A task is not counted complete yet (invoke()
+  // does that last), so the scheduler and pool are still alive.
+  release(task);
 }
 
 void SchedulerCore::record_error(const std::exception_ptr& error) noexcept {
@@ -326,6 +429,7 @@ void SchedulerCore::wait() {
         "itself; respawn with a dependence instead");
   }
   executor_.wait_until([this] { return all_complete(); });
+  flush_caches();
   if (has_error_.load(std::memory_order_acquire)) {
     std::exception_ptr error = std::exchange(first_error_, nullptr);
     has_error_.store(false, std::memory_order_relaxed);

@@ -319,3 +319,35 @@ TEST_CASE("TaskScheduler.pool_exhaustion_returns_null_and_recovers.2threads") {
   weft::wait(sched);
   CHECK(small.get() == 8);
 }
+
+TEST_CASE("TaskScheduler.nested_waits_and_cached_blocks_all_return_to_the_pool.1thread") {
+  // A task that waits for its children with Future::wait runs them inside
+  // its own execution on the same worker (which then owns the block cache):
+  // the inner tasks use the pool directly, and every block, cached or not,
+  // is back in the pool once wait(scheduler) returns.
+  weft::Executor executor(weft::test::cpu_only(1));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  struct Leaf {
+    using value_type = long;
+    long n;
+    void operator()(weft::TaskMember&, long& out) { out = n; }
+  };
+  struct Waiter {
+    using value_type = long;
+    weft::TaskScheduler sched;
+    void operator()(weft::TaskMember&, long& out) {
+      weft::Future<long> parts[8];
+      for (long i = 0; i < 8; ++i) parts[i] = weft::task_spawn(weft::TaskSingle(sched), Leaf{i});
+      out = 0;
+      for (auto& part : parts) out += part.wait().get();
+    }
+  };
+  for (int round = 0; round < 3; ++round) {
+    weft::Future<long> sums[4];
+    for (auto& sum : sums) sum = weft::host_spawn(weft::TaskSingle(sched), Waiter{sched});
+    weft::wait(sched);
+    for (auto& sum : sums) CHECK(sum.get() == 28);
+  }
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+}

@@ -64,12 +64,11 @@ struct TaskOps {
 struct TaskHeader : Job {
   explicit TaskHeader(Invoke run) noexcept : Job(run) {}
 
-  const TaskOps* ops = nullptr;  // null for when-all entities
-  SchedulerCore* core = nullptr;
-  const MemoryPool<HostSpace>* pool = nullptr;  // where the block returns
-  void* functor = nullptr;                      // respawn() checks `this` against it
-  void* result = nullptr;                       // the value Future<T>::get() returns
-  std::atomic<std::int32_t> refs{0};            // futures, dependents, and the scheduler until complete
+  const TaskOps* ops = nullptr;       // null for when-all entities
+  SchedulerCore* core = nullptr;      // its block returns to core->free_block()
+  void* functor = nullptr;            // respawn() checks `this` against it
+  void* result = nullptr;             // the value Future<T>::get() returns
+  std::atomic<std::int32_t> refs{0};  // futures, dependents, and the scheduler until complete
   std::atomic<TaskState> state{TaskState::Waiting};
   TaskKind kind = TaskKind::Single;
   TaskPriority priority = TaskPriority::Regular;
@@ -95,10 +94,23 @@ struct TaskHeader : Job {
   bool is_complete() const noexcept { return state.load(std::memory_order_acquire) == TaskState::Complete; }
 };
 
-// The task running on this thread, if any (respawn(), task_spawn() and
-// scheduler copies look at it).
-inline thread_local TaskHeader* tls_current_task = nullptr;
-inline TaskHeader* current_task() noexcept { return tls_current_task; }
+struct BlockCache;
+
+// What this thread is running, if it runs a task: the task (respawn(),
+// task_spawn() and scheduler copies look at it), the worker running it (so
+// that spawns need not look it up), that worker's block cache for the
+// task's scheduler (null when this worker's cache is held by an outer task,
+// see SchedulerCore::invoke), and, while the task completes, the task this
+// worker runs next (see SchedulerCore::became_ready).
+struct RunningTask {
+  TaskHeader* task = nullptr;
+  WorkerContext* worker = nullptr;
+  BlockCache* cache = nullptr;
+  bool completing = false;  // may `next` be set (only while completing)
+  TaskHeader* next = nullptr;
+};
+inline thread_local constinit RunningTask tls_running{};
+inline TaskHeader* current_task() noexcept { return tls_running.task; }
 
 // A sentinel no task can have as an address: the waiters list is closed.
 inline TaskHeader* closed_list() noexcept { return reinterpret_cast<TaskHeader*>(std::uintptr_t{1}); }

@@ -47,11 +47,26 @@
 //     inside a task of the same scheduler, and spawning GPU-domain work on an
 //     executor without GPU-priority workers.
 //
-// Priorities: see TaskPriority (job.hpp) for the exact guarantee. Domains: a
+// Memory: each task, when-all and event is one pool block. Workers keep a
+// few freed blocks per size for the scheduler's next spawns (BlockCache):
+// while tasks run, the pool's statistics count those as consumed; once
+// wait(scheduler) returns, and after the scheduler is gone, the pool holds
+// exactly the blocks that futures still refer to. live_blocks() and
+// high_water_blocks() never count cached blocks. A worker whose allocation
+// fails returns its own cached blocks and tries again; blocks cached by other
+// workers (at most BlockCache::kCapacity per size each) are not available
+// to it meanwhile, so a spawn can return null slightly before the pool is
+// truly full.
+//
+// Priorities: see TaskPriority (job.hpp) for the exact guarantee. A High
+// task made ready by a completion on a CPU worker runs next on that worker
+// without a trip through its deque (the order the deque would give). Domains: a
 // policy made with Domain::Gpu runs its task on a GPU-priority worker (host
 // virtual devices on machines without a GPU).
 #pragma once
 
+#include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -72,6 +87,22 @@ class TaskScheduler;
 
 namespace detail {
 
+// A worker's stash of free pool blocks for one scheduler, by block size
+// (the pool's smallest block size times 1, 2, 4, 8), reused newest first:
+// a task's block is usually still in this core's cache when the next spawn
+// wants one, and taking it costs no atomic operation. Used only by the worker
+// while it runs one of the scheduler's tasks (`busy` held, see
+// SchedulerCore::invoke); returned to the pool when a size's stash
+// overflows, when a pool allocation fails, by wait() and by the scheduler's
+// destructor (see SchedulerCore::flush_caches).
+struct alignas(64) BlockCache {
+  static constexpr std::size_t kSizes = 4;
+  static constexpr std::uint32_t kCapacity = 32;  // blocks per size
+  std::atomic<bool> busy{false};
+  std::uint32_t count[kSizes] = {};
+  void* blocks[kSizes][kCapacity];
+};
+
 // The scheduler's shared state; see task_scheduler.cpp.
 class SchedulerCore {
  public:
@@ -84,8 +115,21 @@ class SchedulerCore {
   const MemoryPool<HostSpace>& pool() const noexcept { return pool_; }
 
   // One block of at least `bytes`, or nullptr (counted as a failed spawn).
-  void* allocate(std::size_t bytes) noexcept;
-  void note_deallocated() noexcept;
+  // Inside one of this scheduler's tasks it comes from the worker's block
+  // cache when that has one of the right size.
+  void* allocate(std::size_t bytes) noexcept {
+    if (BlockCache* cache = local_cache()) {
+      const std::size_t c = size_class(bytes);
+      if (c < BlockCache::kSizes && cache->count[c] != 0) {
+        note_allocated();
+        return cache->blocks[c][--cache->count[c]];
+      }
+    }
+    return allocate_from_pool(bytes);
+  }
+  // Gives back a block from allocate(bytes): to the worker's cache inside
+  // one of this scheduler's tasks, else to the pool.
+  void free_block(void* block, std::size_t bytes) noexcept;
 
   // Enqueues a freshly spawned task on `dependence` (a reference the task now
   // owns; null for none). Counts it as incomplete until it completes.
@@ -110,7 +154,8 @@ class SchedulerCore {
   void wait();
 
   // Memory use, for tests and benchmarks: off by default (it costs an atomic
-  // update per allocation); high_water counts blocks live at once.
+  // update per allocation); high_water counts blocks live at once: blocks
+  // holding a task, a when-all or an event, not blocks waiting in a cache.
   void track_memory(bool on) noexcept { track_memory_.store(on, std::memory_order_relaxed); }
   std::int64_t live_blocks() const noexcept { return live_blocks_.load(std::memory_order_relaxed); }
   std::int64_t high_water_blocks() const noexcept { return high_water_.load(std::memory_order_relaxed); }
@@ -122,6 +167,10 @@ class SchedulerCore {
   std::int64_t active_tasks() const noexcept;
 
   static void invoke(Job& job, WorkerContext& worker);
+
+  // Returns every cached block to the pool, skipping caches in use by a task
+  // running right now (there are none once all tasks are complete).
+  void flush_caches() noexcept;
 
  private:
   // Counting incomplete tasks without a shared hot counter: each worker
@@ -140,7 +189,33 @@ class SchedulerCore {
   void count(WorkerContext* worker, std::int32_t delta) noexcept;
   void read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept;
 
+  // The worker running the calling thread, if it is one of the executor's.
+  WorkerContext* calling_worker() const noexcept {
+    const RunningTask& running = tls_running;
+    if (running.worker != nullptr && running.task->core == this) return running.worker;
+    return executor_.this_worker();
+  }
+  // The calling worker's cache, if it runs one of this scheduler's tasks and holds it.
+  BlockCache* local_cache() const noexcept {
+    const RunningTask& running = tls_running;
+    return running.cache != nullptr && running.task->core == this ? running.cache : nullptr;
+  }
+  // Which of a cache's stashes holds blocks for `bytes` (>= kSizes: none).
+  std::size_t size_class(std::size_t bytes) const noexcept {
+    if (bytes <= (std::size_t{1} << min_block_lg2_)) return 0;
+    return static_cast<std::size_t>(std::bit_width(bytes - 1)) - min_block_lg2_;
+  }
+  void spill(BlockCache& cache, std::size_t size_class, std::uint32_t keep) noexcept;
+  void* allocate_from_pool(std::size_t bytes) noexcept;
+  void note_allocated() noexcept {
+    if (track_memory_.load(std::memory_order_relaxed)) note_allocated_slowly();
+  }
+  void note_allocated_slowly() noexcept;
+
   void schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker);
+  // Runs `task` once: true when it completed, false when it asked to be
+  // respawned (on `respawn_dependence`, which the caller schedules).
+  bool run(TaskHeader* task, WorkerContext& worker, TaskHeader*& respawn_dependence);
   void push_ready(TaskHeader* task, WorkerContext* worker);
   void became_ready(TaskHeader* waiter, WorkerContext* worker);
   void complete(TaskHeader* task, std::exception_ptr error, WorkerContext* worker);
@@ -149,8 +224,10 @@ class SchedulerCore {
 
   Executor& executor_;
   const MemoryPool<HostSpace>& pool_;
-  std::unique_ptr<Shard[]> shards_;  // one per worker of the executor
-  Shard external_;                   // spawns from threads outside the pool
+  unsigned min_block_lg2_ = 0;            // the pool's smallest block, log2
+  std::unique_ptr<Shard[]> shards_;       // one per worker of the executor
+  std::unique_ptr<BlockCache[]> caches_;  // one per worker of the executor
+  Shard external_;                        // spawns from threads outside the pool
   alignas(64) std::atomic<bool> track_memory_{false};
   std::atomic<std::int64_t> live_blocks_{0};
   std::atomic<std::int64_t> high_water_{0};
@@ -328,13 +405,11 @@ auto spawn(const TaskPolicy& policy, F&& functor) {
   try {
     block = ::new (memory) Block(std::forward<F>(functor));
   } catch (...) {
-    core.pool().deallocate(memory, sizeof(Block));
-    core.note_deallocated();
+    core.free_block(memory, sizeof(Block));
     throw;
   }
   block->ops = &Block::kOps;
   block->core = &core;
-  block->pool = &core.pool();
   block->functor = &block->body;
   block->result = &block->value;
   block->kind = policy.kind;
