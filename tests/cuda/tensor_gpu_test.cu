@@ -4,6 +4,7 @@
 #include <weft/graph/graph.hpp>
 #include <weft/views/cuda/block_kernel_cuda.cuh>
 #include <weft/views/tensor.hpp>
+#include <weft/views/unrolled_for.hpp>
 
 #include <doctest/doctest.h>
 
@@ -141,4 +142,77 @@ TEST_CASE("cuda.tensor.boundary_and_reductions_on_the_gpu_equal_the_host") {
   CHECK(host_max.value() == 50.0);
   weft::deep_copy(back, gpu);
   CHECK(same_blocks(back, host));  // the padding beyond the edges too
+}
+
+namespace {
+
+// x <- 0.5 x + 1 in place, reading only its own cell.
+struct HalfPlusOne {
+  template <class It>
+  WEFT_HOST_DEVICE void operator()(It& x) const {
+    *x = 0.5 * *x + 1.0;
+  }
+};
+
+// Sum of the 2D (or 1D, 3D) neighbours at distance 1 along every dimension.
+struct NeighbourSum {
+  template <class In, class Out>
+  WEFT_HOST_DEVICE void operator()(In& in, Out& out) const {
+    double sum = 0.0;
+    weft::unrolled_for<In::dims>([&](auto dim) { sum += *in.offset(dim, -1) + *in.offset(dim, 1); });
+    *out = sum;
+  }
+};
+
+// Runs the same two operations with and without in_shared (a padded
+// read into another tensor, and an in-place update) and compares the
+// results bit for bit.
+template <std::size_t D, class... Sizes>
+void check_in_shared_matches(const weft::Extents<D>& partitions, Sizes... sizes) {
+  using Field = weft::Tensor<double, D>;
+  Field host(partitions, 1, sizes...);
+  std::size_t k = 0;
+  for (std::size_t b = 0; b < host.block_count(); ++b) {
+    const auto& s = host.block_space(b);
+    for (std::size_t i = 0; i < s.count; ++i)
+      static_cast<double*>(s.data)[i] = static_cast<double>((k++ * 7919) % 1013);
+  }
+  Field in(weft::cuda_memory, partitions, 1, sizes...),
+      out_global(weft::cuda_memory, partitions, 1, sizes...),
+      out_shared(weft::cuda_memory, partitions, 1, sizes...);
+  Field x_global(weft::cuda_memory, partitions, 1, sizes...),
+      x_shared(weft::cuda_memory, partitions, 1, sizes...);
+  weft::deep_copy(in, host);
+  weft::deep_copy(x_global, host);
+  weft::deep_copy(x_shared, host);
+  weft::Graph plain, staged;
+  plain.split(weft::cuda::kernel(NeighbourSum{}), weft::concurrent_padded_access(in), out_global);
+  plain.then_split(weft::cuda::kernel(HalfPlusOne{}), weft::exclusive_padded_access(x_global));
+  staged.split(weft::cuda::kernel(NeighbourSum{}), weft::concurrent_padded_access_in_shared(in), out_shared);
+  staged.then_split(weft::cuda::kernel(HalfPlusOne{}), weft::exclusive_padded_access_in_shared(x_shared));
+  CHECK(staged.size() == plain.size());  // in_shared keeps the graph's shape
+  weft::Executor executor;
+  executor.run_n(plain, 3).wait().get();
+  executor.run_n(staged, 3).wait().get();
+  Field a(partitions, 1, sizes...), b(partitions, 1, sizes...);
+  const auto same = [&](const Field& g1, const Field& g2) {
+    weft::deep_copy(a, g1);
+    weft::deep_copy(b, g2);
+    for (std::size_t blk = 0; blk < a.block_count(); ++blk) {
+      const auto& s = a.block_space(blk);
+      if (std::memcmp(s.data, b.block_space(blk).data, s.count * sizeof(double)) != 0) return false;
+    }
+    return true;
+  };
+  CHECK(same(out_global, out_shared));
+  CHECK(same(x_global, x_shared));
+}
+
+}  // namespace
+
+TEST_CASE("cuda.tensor.in_shared_staging_gives_the_same_bits_as_global_memory") {
+  if (!weft::test::gpu_present()) return;
+  check_in_shared_matches<1>({3}, 1000);            // tiles of 256 that do not divide the blocks
+  check_in_shared_matches<2>({1, 3}, 97, 70);       // 32 x 8 tiles, ragged edges
+  check_in_shared_matches<3>({1, 1, 2}, 40, 9, 6);  // 32 x 4 x 2 tiles
 }

@@ -345,12 +345,27 @@ class Graph {
     using State = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
     auto state = std::make_shared<State>(std::forward<F>(kernel), std::forward<Args>(args)...);
     if constexpr (is_gpu_kernel_v<std::decay_t<F>>) {
-      // weft::cuda::kernel: each block's node launches it on its device.
+      // weft::cuda::kernel: each block's node launches it on its device. The
+      // *_in_shared arguments are staged in shared memory, and copied back
+      // unless the kernel only reads them (concurrent_padded_access).
+      cuda::SharedStaging staging;
+      std::uint32_t bit = 1;
+      const auto note = [&](const auto& arg) {
+        if constexpr (is_tensor_access_v<decltype(arg)>) {
+          if (arg.in_shared) {
+            staging.stage |= bit;
+            if (arg.access != PaddedAccess::Concurrent) staging.write_back |= bit;
+          }
+        }
+        bit <<= 1;
+      };
+      std::apply([&](const auto&, const auto&... a) { (note(a), ...); }, *state);
       for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
         op.gpu_works.push_back(StreamWork::make(
-            [state](GpuStream s, std::size_t block) {
-              std::apply([&](auto& k, auto&... a) { k.launch(s.stream, block, unwrap_tensor(a)...); },
-                         *state);
+            [state, staging](GpuStream s, std::size_t block) {
+              std::apply(
+                  [&](auto& k, auto&... a) { k.launch(s.stream, block, staging, unwrap_tensor(a)...); },
+                  *state);
             },
             b));
       }

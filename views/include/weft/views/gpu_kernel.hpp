@@ -4,6 +4,7 @@
 // memory; host code only needs to recognise the wrapper.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 namespace weft {
@@ -14,6 +15,13 @@ struct Kernel;  // defined in views/cuda/block_kernel_cuda.cuh
 // branch only .cu files take (if constexpr); defined in the same header.
 template <class F>
 Kernel<std::decay_t<F>> kernel(F&& f);
+
+// Which arguments of a GPU kernel's launch go through shared memory (the
+// *_in_shared modifiers): bit k for argument k.
+struct SharedStaging {
+  std::uint32_t stage = 0;       // copied into shared memory for the kernel
+  std::uint32_t write_back = 0;  // and copied back after it (the kernel may write them)
+};
 }  // namespace cuda
 
 template <class T>

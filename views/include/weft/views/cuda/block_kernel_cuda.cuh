@@ -21,15 +21,18 @@
 #error "weft/views/cuda/block_kernel_cuda.cuh holds CUDA kernels: include it from .cu files compiled by nvcc"
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <weft/views/block_kernel.hpp>
 #include <weft/views/cuda/parallel_for_cuda.cuh>
+#include <weft/views/cuda/staged_block_kernel.cuh>
 #include <weft/views/gpu_kernel.hpp>
 #include <weft/views/range_policy.hpp>
 #include <weft/views/tensor.hpp>
@@ -37,11 +40,13 @@
 namespace weft::cuda {
 namespace detail {
 
-// What a kernel launch carries for one tensor argument: its block.
+// What a kernel launch carries for one tensor argument: its block (and,
+// when it is staged in shared memory, where its tile goes there).
 template <class T, std::size_t D>
 struct DeviceBlock {
   BlockSpace<D> space;
   BlockPlace<D> place;
+  std::size_t shared_offset = 0;
 };
 
 template <class Arg>
@@ -53,7 +58,7 @@ auto device_block_argument(const Arg& arg, std::size_t block) {
           "weft::cuda::kernel: a tensor argument is in host memory; GPU kernels need tensors made with "
           "weft::cuda_memory");
     }
-    return DeviceBlock<typename Tn::value_type, Tn::dims>{arg.block_space(block), arg.block_place(block)};
+    return DeviceBlock<typename Tn::value_type, Tn::dims>{arg.block_space(block), arg.block_place(block), 0};
   } else {
     static_assert(std::is_trivially_copyable_v<Arg>,
                   "weft::cuda::kernel: arguments other than tensors are copied to the GPU, so they must be "
@@ -102,6 +107,82 @@ struct BlockCells {
   }
 };
 
+template <class A>
+inline constexpr bool is_device_block_v = !std::is_void_v<typename element_of<A>::type>;
+
+// Stages argument K's tile in (to_tile) or back out, if the staging says so.
+template <std::size_t K, class Tuple, std::size_t D>
+__device__ void stage_argument(const Tuple& args, unsigned char* shared, const Extents<D>& first,
+                               const Extents<D>& tile_extent, bool to_tile, SharedStaging staging,
+                               unsigned thread, unsigned threads) {
+  using A = std::tuple_element_t<K, Tuple>;
+  if constexpr (is_device_block_v<A>) {
+    if (!((staging.stage >> K) & 1u) || (!to_tile && !((staging.write_back >> K) & 1u))) return;
+    const A& a = std::get<K>(args);
+    const BlockSpace<D> tile = tile_space<D>(shared + a.shared_offset, tile_extent, a.space.padding);
+    copy_tile<typename element_of<A>::type, D>(a.space, tile, first, to_tile, thread, threads);
+  }
+}
+
+template <std::size_t K, class Tuple, std::size_t D>
+__device__ auto staged_cell(const Tuple& args, unsigned char* shared, const Extents<D>& first,
+                            const Extents<D>& tile_extent, const Extents<D>& in_tile, SharedStaging staging) {
+  using A = std::tuple_element_t<K, Tuple>;
+  const A& a = std::get<K>(args);
+  if constexpr (is_device_block_v<A>) {
+    using Iterator = IndexedIterator<typename element_of<A>::type, D>;
+    if ((staging.stage >> K) & 1u) {
+      const BlockSpace<D> tile = tile_space<D>(shared + a.shared_offset, tile_extent, a.space.padding);
+      BlockPlace<D> place = a.place;
+      for (std::size_t d = 0; d < D; ++d) place.origin[d] += first[d];
+      return Iterator(tile, place, tile.linear(in_tile));
+    }
+    Extents<D> local{};
+    for (std::size_t d = 0; d < D; ++d) local[d] = first[d] + in_tile[d];
+    return Iterator(a.space, a.place, a.space.linear(local));
+  } else {
+    return a;
+  }
+}
+
+// One tile per CUDA block at a time (grid-stride over the tiles), one thread
+// per cell of the tile.
+template <class F, class Tuple, std::size_t D, std::size_t... K>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    staged_block_kernel(F f, Tuple args, Extents<D> extent, SharedStaging staging,
+                        std::index_sequence<K...>) {
+  extern __shared__ __align__(64) unsigned char shared[];
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned mine[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
+  std::size_t tiles = 1;
+  for (std::size_t d = 0; d < D; ++d)
+    tiles *= (extent[d] + TileShape<D>::cells[d] - 1) / TileShape<D>::cells[d];
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    Extents<D> first{}, tile_extent{}, in_tile{};
+    bool inside = true;
+    std::size_t rest = tile;
+    for (std::size_t d = 0; d < D; ++d) {
+      const std::size_t per_dim = (extent[d] + TileShape<D>::cells[d] - 1) / TileShape<D>::cells[d];
+      first[d] = (rest % per_dim) * TileShape<D>::cells[d];
+      rest /= per_dim;
+      tile_extent[d] =
+          extent[d] - first[d] < TileShape<D>::cells[d] ? extent[d] - first[d] : TileShape<D>::cells[d];
+      in_tile[d] = mine[d];
+      inside = inside && in_tile[d] < tile_extent[d];
+    }
+    (stage_argument<K>(args, shared, first, tile_extent, true, staging, thread, threads), ...);
+    __syncthreads();
+    if (inside) {
+      auto cells = std::make_tuple(staged_cell<K>(args, shared, first, tile_extent, in_tile, staging)...);
+      f(std::get<K>(cells)...);
+    }
+    __syncthreads();
+    (stage_argument<K>(args, shared, first, tile_extent, false, staging, thread, threads), ...);
+    __syncthreads();  // before the next tile overwrites the shared copies
+  }
+}
+
 }  // namespace detail
 
 template <class F>
@@ -112,10 +193,23 @@ struct Kernel {
   // `stream` and returns.
   template <class... Args>
   void launch(CudaStream stream, std::size_t block, const Args&... args) const {
+    launch(stream, block, SharedStaging{}, args...);
+  }
+
+  // The same with the tensor arguments whose bit is set in staging.stage
+  // staged in shared memory (the *_in_shared modifiers; see
+  // staged_block_kernel.cuh).
+  template <class... Args>
+  void launch(CudaStream stream, std::size_t block, SharedStaging staging, const Args&... args) const {
     constexpr std::size_t D = weft::detail::first_tensor_dims<Args...>();
     static_assert(D >= 1 && D <= 3, "weft::cuda::kernel: tensors of 1, 2 or 3 dimensions");
+    static_assert(sizeof...(Args) <= 32, "weft::cuda::kernel: at most 32 arguments");
     const Extents<D> extent = weft::detail::first_tensor(args...).block_space(block).extent;
     auto arguments = std::make_tuple(detail::device_block_argument(args, block)...);
+    if (staging.stage != 0) {
+      launch_staged(stream, extent, arguments, staging, std::index_sequence_for<Args...>{});
+      return;
+    }
     const detail::BlockCells<F, decltype(arguments), D> cells{f, arguments};
     if constexpr (D == 1) {
       parallel_for(stream, RangePolicy<std::int64_t>(0, static_cast<std::int64_t>(extent[0])), cells);
@@ -125,6 +219,50 @@ struct Kernel {
       for (std::size_t d = 0; d < D; ++d) end[d] = static_cast<typename Policy::index_type>(extent[d]);
       parallel_for(stream, Policy(begin, end), cells);
     }
+  }
+
+ private:
+  template <class Tuple, std::size_t D, std::size_t... K>
+  void launch_staged(CudaStream stream, const Extents<D>& extent, Tuple& arguments, SharedStaging staging,
+                     std::index_sequence<K...> order) const {
+    // Each staged argument's tile gets its own 64-byte aligned slice.
+    std::size_t shared_bytes = 0;
+    const auto place = [&](auto& a, std::size_t k) {
+      using A = std::remove_cvref_t<decltype(a)>;
+      if constexpr (detail::is_device_block_v<A>) {
+        if ((staging.stage >> k) & 1u) {
+          a.shared_offset = shared_bytes;
+          using T = typename detail::element_of<A>::type;
+          const std::size_t bytes = element_storage<T>::bytes(detail::padded_tile_cells<D>(a.space.padding));
+          shared_bytes += (bytes + 63) / 64 * 64;
+        }
+      }
+    };
+    (place(std::get<K>(arguments), K), ...);
+    constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+    if (shared_bytes > kDefaultSharedLimit) {
+      throw std::invalid_argument("weft::cuda::kernel: the in_shared tiles need " +
+                                  std::to_string(shared_bytes) +
+                                  " bytes of shared memory per block, more than the 49152 a launch gets");
+    }
+    if (extent_is_empty(extent)) return;
+    std::size_t tiles = 1;
+    for (std::size_t d = 0; d < D; ++d)
+      tiles *= (extent[d] + detail::TileShape<D>::cells[d] - 1) / detail::TileShape<D>::cells[d];
+    dim3 threads(detail::TileShape<D>::cells[0], D > 1 ? detail::TileShape<D>::cells[D > 1 ? 1 : 0] : 1,
+                 D > 2 ? detail::TileShape<D>::cells[D > 2 ? 2 : 0] : 1);
+    const dim3 grid(static_cast<unsigned>(std::min<std::size_t>(tiles, 1u << 20)));
+    const detail::StreamDevice on_device("weft::cuda::kernel (in_shared)", stream);
+    detail::staged_block_kernel<F, Tuple, D, K...>
+        <<<grid, threads, shared_bytes, stream>>>(f, arguments, extent, staging, order);
+    on_device.check(cudaGetLastError(), "staged_block_kernel<<<>>>");
+  }
+
+  template <std::size_t D>
+  static bool extent_is_empty(const Extents<D>& extent) {
+    for (std::size_t d = 0; d < D; ++d)
+      if (extent[d] == 0) return true;
+    return false;
   }
 };
 
