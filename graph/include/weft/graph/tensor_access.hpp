@@ -13,7 +13,8 @@
 // exclusive_padded_access: the kernel writes the data its neighbours copy,
 //   so a block's kernel also waits for the copies out of it (Figure 9).
 // in_shared and the *_in_shared forms ask the CUDA backend to stage the block
-//   (and its padding) in shared memory; the graph has the same shape as
+//   (and its padding) in shared memory, tile by tile, for a weft::cuda::kernel
+//   (views/cuda/staged_block_kernel.cuh); the graph has the same shape as
 //   without it, and on the host backend it changes nothing else.
 #pragma once
 
