@@ -150,6 +150,24 @@ void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device) {
   if (status != cudaSuccess) fail("stream_ops::fill_zero", "cudaMemsetAsync", device, status);
 }
 
+bool enable_peer_access(int device, int peer) {
+  if (device == peer) return true;
+  int can = 0;
+  cudaError_t status = cudaDeviceCanAccessPeer(&can, device, peer);
+  if (status != cudaSuccess)
+    fail("stream_ops::enable_peer_access", "cudaDeviceCanAccessPeer", device, status);
+  if (can == 0) return false;
+  DeviceSwitch on_device("stream_ops::enable_peer_access", device);
+  status = cudaDeviceEnablePeerAccess(peer, 0);
+  if (status == cudaErrorPeerAccessAlreadyEnabled) {
+    (void)cudaGetLastError();  // not an error here: someone enabled it before
+    return true;
+  }
+  if (status != cudaSuccess)
+    fail("stream_ops::enable_peer_access", "cudaDeviceEnablePeerAccess", device, status);
+  return true;
+}
+
 void synchronize(CudaStream stream, int device) {
   const cudaError_t status = cudaStreamSynchronize(stream);
   if (status != cudaSuccess) fail("stream_ops::synchronize", "cudaStreamSynchronize", device, status);

@@ -35,6 +35,7 @@ void record(CudaEvent, CudaStream, int device) { no_cuda("stream_ops::record", d
 void wait(CudaStream, CudaEvent, int device) { no_cuda("stream_ops::wait", device); }
 void copy(void*, const void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::copy", device); }
 void fill_zero(void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::fill_zero", device); }
+bool enable_peer_access(int device, int /*peer*/) { no_cuda("stream_ops::enable_peer_access", device); }
 void synchronize(CudaStream, int device) { no_cuda("stream_ops::synchronize", device); }
 void call_when_done(CudaStream, const HostCallback*, int device) {
   no_cuda("stream_ops::call_when_done", device);

@@ -141,6 +141,11 @@ void wait(CudaStream stream, CudaEvent event, int device);
 void copy(void* dst, const void* src, std::size_t bytes, CudaStream stream, int device);
 // Queues zeroing `bytes` bytes of device memory on `stream`.
 void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device);
+// Lets `device` read and write `peer`'s memory directly, if the hardware
+// can (cudaDeviceCanAccessPeer); once per pair in the process. Returns
+// whether direct access is on. Copies between the two work either way:
+// without it the driver stages them through host memory.
+bool enable_peer_access(int device, int peer);
 // Waits until the work queued on `stream` is done.
 void synchronize(CudaStream stream, int device);
 // What call_when_done calls: fn(data, status), status 0 when the work went

@@ -294,6 +294,17 @@ class Tensor {
             blocks.push_back(block);
           }
         }
+        if (gpu) {
+          // Padding copies between blocks on different GPUs go peer to peer
+          // where the hardware allows (else the driver stages them).
+          std::vector<int> used;
+          for (const Block& block : blocks)
+            if (std::find(used.begin(), used.end(), block.cuda_device) == used.end())
+              used.push_back(block.cuda_device);
+          for (int a : used)
+            for (int b : used)
+              if (a != b) stream_ops::enable_peer_access(a, b);
+        }
       } catch (...) {
         release();
         throw;
