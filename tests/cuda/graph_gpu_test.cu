@@ -4,7 +4,9 @@
 #include <weft/graph/graph.hpp>
 #include <weft/views/cuda/parallel_for_cuda.cuh>
 #include <weft/views/cuda/parallel_reduce_cuda.cuh>
+#include <weft/views/deep_copy.hpp>
 #include <weft/views/range_policy.hpp>
+#include <weft/views/view.hpp>
 
 #include <doctest/doctest.h>
 
@@ -227,4 +229,23 @@ TEST_CASE("cuda.graph.a_long_chain_of_gpu_nodes_and_host_nodes_keeps_its_order")
   executor.run_n(g, 4).wait().get();
   CHECK(wrong == 0);
   CHECK(expected == 4LL * (kSegments * kGpuPerSegment) * (kSegments * kGpuPerSegment + 1) / 2);
+}
+
+TEST_CASE("cuda.graph.views_copied_on_streams_by_gpu_nodes") {
+  if (!weft::test::gpu_present()) return;
+  constexpr std::int64_t n = 100'000;
+  weft::View<float*, weft::LayoutLeft, weft::HostPinnedSpace> host("host", n);
+  weft::View<float*, weft::LayoutLeft, weft::CudaSpace> device("device", n);
+  for (std::int64_t i = 0; i < n; ++i) host(i) = static_cast<float>(i % 97);
+  weft::Graph g;
+  g.emplace(weft::on_gpu_copy(0, 0, [=](weft::GpuStream s) { weft::deep_copy(s, device, host); }));
+  g.then(weft::on_gpu(0, [=](weft::GpuStream s) {
+    weft::cuda::parallel_for(s.stream, weft::RangePolicy<std::int64_t>(0, n), Scale{3.0f, device.data()});
+  }));
+  g.then(weft::on_gpu_copy(0, 1, [=](weft::GpuStream s) { weft::deep_copy(s, host, device); }));
+  weft::Executor executor;
+  executor.run_n(g, 2).wait().get();  // two rounds: times 9
+  int wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) wrong += host(i) != static_cast<float>(i % 97) * 9.0f;
+  CHECK(wrong == 0);
 }

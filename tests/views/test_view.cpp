@@ -752,3 +752,15 @@ TEST_CASE("View.from_an_arena") {
   scratch = {};
   allocator.reset();  // arena memory goes here, not with the View
 }
+
+TEST_CASE("View.deep_copy_on_a_stream_needs_one_contiguous_block") {
+  weft::View<double**, weft::LayoutRight> a("a", 4, 6), b("b", 4, 6), c("c", 6, 4);
+  const auto column = weft::subview(a, weft::ALL, 1);
+  weft::View<double*> d("d", 4);
+  const weft::GpuStream no_stream{0, nullptr};  // never reached: the checks come first
+  CHECK(weft::test::invalid_argument_message([&] { weft::deep_copy(no_stream, c, b); }) ==
+        "deep_copy: View 'c' extents (6, 4) differ from View 'b' extents (4, 6)");
+  CHECK(weft::test::invalid_argument_message([&] { weft::deep_copy(no_stream, d, column); }) ==
+        "deep_copy(stream, ...): View 'd' and View 'a' are not both contiguous with the same strides; an "
+        "asynchronous copy is one block (deep_copy(dst, src) copies any layouts, synchronously)");
+}

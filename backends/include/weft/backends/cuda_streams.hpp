@@ -43,6 +43,13 @@ namespace weft {
 using CudaStream = CUstream_st*;
 using CudaEvent = CUevent_st*;
 
+// A stream with the device it belongs to: where a GPU graph node queues its
+// work, and what asynchronous copies take. `stream` is a cudaStream_t.
+struct GpuStream {
+  int device;
+  CudaStream stream;
+};
+
 // The EventPool backend for one CUDA device.
 class CudaEventBackend {
  public:

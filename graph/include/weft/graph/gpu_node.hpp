@@ -34,13 +34,8 @@
 
 namespace weft {
 
-// Where a GPU node queues its work: `stream` is a cudaStream_t of `device`.
-struct GpuStream {
-  int device;
-  CudaStream stream;
-};
-
-// A callable with its arguments that is called with a GpuStream first (the
+// A callable with its arguments that is called with a GpuStream first
+// (where it queues its work; cuda_streams.hpp) (the
 // GPU counterpart of NodeWork).
 class StreamWork {
  public:

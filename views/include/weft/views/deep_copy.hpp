@@ -23,8 +23,18 @@
 // deep_copy(dst, value) sets every element of dst to value.
 //
 // Both run on the calling thread and are complete when they return.
+//
+// deep_copy(stream, dst, src) queues the same copy on a CUDA stream
+// (weft::GpuStream: what a GPU graph node gets) and returns without waiting:
+// later work on that stream sees the data. Both Views must be contiguous
+// with the same strides, so that it is one copy (else std::invalid_argument).
+// It is fully asynchronous when the host side, if any, is HostPinnedSpace;
+// with pageable host memory CUDA stages the copy and the call returns once
+// the source may be reused (host to device) or the data has arrived (device
+// to host).
 #pragma once
 
+#include <weft/backends/cuda_streams.hpp>
 #include <weft/backends/memory_space.hpp>
 #include <weft/views/view.hpp>
 #include <weft/views/view_errors.hpp>
@@ -206,6 +216,35 @@ void deep_copy(const View<DstData, DstLayout, DstSpace>& dst, const View<SrcData
       });
     }
   }
+}
+
+template <class DstData, class DstLayout, class DstSpace, class SrcData, class SrcLayout, class SrcSpace>
+void deep_copy(const GpuStream& stream, const View<DstData, DstLayout, DstSpace>& dst,
+               const View<SrcData, SrcLayout, SrcSpace>& src) {
+  using Dst = View<DstData, DstLayout, DstSpace>;
+  using Src = View<SrcData, SrcLayout, SrcSpace>;
+  using T = typename Dst::non_const_value_type;
+  static_assert(!std::is_const_v<typename Dst::value_type>,
+                "deep_copy: the destination View has const elements");
+  static_assert(std::is_same_v<T, typename Src::non_const_value_type>,
+                "deep_copy: the two Views must have the same element type");
+  static_assert(Dst::rank == Src::rank, "deep_copy: the two Views must have the same rank");
+  const detail::StridedShape<Dst::rank> to = detail::strided_shape_of(dst);
+  const detail::StridedShape<Src::rank> from = detail::strided_shape_of(src);
+  if (to.extents != from.extents) {
+    throw std::invalid_argument("deep_copy: " + detail::view_name(dst.label()) + " extents " +
+                                detail::format_index_list(to.extents) + " differ from " +
+                                detail::view_name(src.label()) + " extents " +
+                                detail::format_index_list(from.extents));
+  }
+  if (!(dst.span_is_contiguous() && src.span_is_contiguous() && detail::same_strides(dst, src))) {
+    throw std::invalid_argument("deep_copy(stream, ...): " + detail::view_name(dst.label()) + " and " +
+                                detail::view_name(src.label()) +
+                                " are not both contiguous with the same strides; an asynchronous copy is one "
+                                "block (deep_copy(dst, src) copies any layouts, synchronously)");
+  }
+  if (dst.size() == 0) return;
+  stream_ops::copy(dst.data(), src.data(), dst.size() * sizeof(T), stream.stream, stream.device);
 }
 
 // Sets every element of dst to value.
