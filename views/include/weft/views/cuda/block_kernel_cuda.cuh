@@ -156,18 +156,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned mine[3] = {threadIdx.x, threadIdx.y, threadIdx.z};
   std::size_t tiles = 1;
-  for (std::size_t d = 0; d < D; ++d)
-    tiles *= (extent[d] + TileShape<D>::cells[d] - 1) / TileShape<D>::cells[d];
+  for (std::size_t d = 0; d < D; ++d) tiles *= (extent[d] + tile_cells<D>(d) - 1) / tile_cells<D>(d);
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     Extents<D> first{}, tile_extent{}, in_tile{};
     bool inside = true;
     std::size_t rest = tile;
     for (std::size_t d = 0; d < D; ++d) {
-      const std::size_t per_dim = (extent[d] + TileShape<D>::cells[d] - 1) / TileShape<D>::cells[d];
-      first[d] = (rest % per_dim) * TileShape<D>::cells[d];
+      const std::size_t per_dim = (extent[d] + tile_cells<D>(d) - 1) / tile_cells<D>(d);
+      first[d] = (rest % per_dim) * tile_cells<D>(d);
       rest /= per_dim;
-      tile_extent[d] =
-          extent[d] - first[d] < TileShape<D>::cells[d] ? extent[d] - first[d] : TileShape<D>::cells[d];
+      tile_extent[d] = extent[d] - first[d] < tile_cells<D>(d) ? extent[d] - first[d] : tile_cells<D>(d);
       in_tile[d] = mine[d];
       inside = inside && in_tile[d] < tile_extent[d];
     }
@@ -248,9 +246,9 @@ struct Kernel {
     if (extent_is_empty(extent)) return;
     std::size_t tiles = 1;
     for (std::size_t d = 0; d < D; ++d)
-      tiles *= (extent[d] + detail::TileShape<D>::cells[d] - 1) / detail::TileShape<D>::cells[d];
-    dim3 threads(detail::TileShape<D>::cells[0], D > 1 ? detail::TileShape<D>::cells[D > 1 ? 1 : 0] : 1,
-                 D > 2 ? detail::TileShape<D>::cells[D > 2 ? 2 : 0] : 1);
+      tiles *= (extent[d] + detail::tile_cells<D>(d) - 1) / detail::tile_cells<D>(d);
+    const dim3 threads(detail::tile_cells<D>(0), D > 1 ? detail::tile_cells<D>(1) : 1,
+                       D > 2 ? detail::tile_cells<D>(2) : 1);
     const dim3 grid(static_cast<unsigned>(std::min<std::size_t>(tiles, 1u << 20)));
     const detail::StreamDevice on_device("weft::cuda::kernel (in_shared)", stream);
     detail::staged_block_kernel<F, Tuple, D, K...>

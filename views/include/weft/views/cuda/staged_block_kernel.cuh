@@ -37,26 +37,24 @@ namespace weft::cuda::detail {
 
 using weft::cuda::SharedStaging;  // gpu_kernel.hpp
 
+// Cells of a tile along dimension d (a function: device code cannot index
+// a static array member).
 template <std::size_t D>
-struct TileShape;
-template <>
-struct TileShape<1> {
-  static constexpr unsigned cells[1] = {256};
-};
-template <>
-struct TileShape<2> {
-  static constexpr unsigned cells[2] = {32, 8};
-};
-template <>
-struct TileShape<3> {
-  static constexpr unsigned cells[3] = {32, 4, 2};
-};
+WEFT_HOST_DEVICE constexpr unsigned tile_cells(std::size_t d) {
+  if constexpr (D == 1) {
+    return 256;
+  } else if constexpr (D == 2) {
+    return d == 0 ? 32 : 8;
+  } else {
+    return d == 0 ? 32 : d == 1 ? 4 : 2;
+  }
+}
 
 // Cells of a full tile with `padding` on every side.
 template <std::size_t D>
 constexpr std::size_t padded_tile_cells(std::size_t padding) {
   std::size_t n = 1;
-  for (std::size_t d = 0; d < D; ++d) n *= TileShape<D>::cells[d] + 2 * padding;
+  for (std::size_t d = 0; d < D; ++d) n *= tile_cells<D>(d) + 2 * padding;
   return n;
 }
 
