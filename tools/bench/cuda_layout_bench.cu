@@ -575,7 +575,9 @@ struct FluxStep {
     const auto cells = static_cast<std::size_t>(grid.cells());
     const auto cell = [&](std::int64_t k) { return Storage::at(in, static_cast<std::size_t>(k), cells); };
     const std::int64_t k = grid.at(i, j), pitch = grid.pitch();
-    const auto centre = cell(k);
+    // The centre by value, as the hand kernel loads it: a handle would be
+    // read again after each store below, since `out` might alias `in`.
+    const weft::euler::State<float, weft::ContiguousOwned> centre = cell(k);
     const auto east = force_flux(centre, cell(k + 1), 0, dt_over_dx, gamma);
     const auto west = force_flux(cell(k - 1), centre, 0, dt_over_dx, gamma);
     const auto north = force_flux(centre, cell(k + pitch), 1, dt_over_dx, gamma);

@@ -70,7 +70,7 @@ class ViewExtents {
 
   // 0 for a runtime extent; the value for a compile-time one.
   static constexpr std::size_t static_extent(std::size_t i) noexcept {
-    return i < RankDynamic || i >= rank ? 0 : static_values[i - RankDynamic];
+    return i < RankDynamic || i >= rank ? 0 : static_value(i - RankDynamic);
   }
 
   template <std::size_t I>
@@ -79,12 +79,12 @@ class ViewExtents {
     if constexpr (I < RankDynamic) {
       return runtime_[I];
     } else {
-      return static_values[I - RankDynamic];
+      return static_value(I - RankDynamic);
     }
   }
 
   WEFT_HOST_DEVICE constexpr std::size_t extent(std::size_t i) const noexcept {
-    return i < RankDynamic ? runtime_[i] : static_values[i - RankDynamic];
+    return i < RankDynamic ? runtime_[i] : static_value(i - RankDynamic);
   }
 
   constexpr std::array<std::size_t, rank> to_array() const noexcept {
@@ -100,8 +100,14 @@ class ViewExtents {
   }
 
  private:
-  // One extra slot so that a rank-0 or all-runtime shape still has an array.
-  static constexpr std::size_t static_values[sizeof...(StaticExtents) + 1] = {StaticExtents..., 0};
+  // Compile-time extent k, computed rather than read from a static array:
+  // device code cannot read a static data member.
+  WEFT_HOST_DEVICE static constexpr std::size_t static_value(std::size_t k) noexcept {
+    std::size_t value = 0;
+    [[maybe_unused]] std::size_t at = 0;
+    ((value = at++ == k ? StaticExtents : value), ...);
+    return value;
+  }
 
   // Takes no room when every extent is fixed (std::array<T, 0> is not an empty class).
   struct NoRuntimeExtents {
