@@ -152,6 +152,24 @@ void update_device_span(const Dst& dst, Fill&& fill) {
 template <class Value, class T>
 concept FillValue = !AnyView<Value> && std::is_convertible_v<const Value&, T>;
 
+// What both forms of deep_copy(dst, src) require: writable dst, the same
+// element type and rank, equal extents (else std::invalid_argument).
+template <class Dst, class Src>
+void check_copy_shapes(const Dst& dst, const Src& src) {
+  static_assert(!std::is_const_v<typename Dst::value_type>,
+                "deep_copy: the destination View has const elements");
+  static_assert(std::is_same_v<typename Dst::non_const_value_type, typename Src::non_const_value_type>,
+                "deep_copy: the two Views must have the same element type");
+  static_assert(Dst::rank == Src::rank, "deep_copy: the two Views must have the same rank");
+  const StridedShape<Dst::rank> to = strided_shape_of(dst);
+  const StridedShape<Src::rank> from = strided_shape_of(src);
+  if (to.extents != from.extents) {
+    throw std::invalid_argument("deep_copy: " + view_name(dst.label()) + " extents " +
+                                format_index_list(to.extents) + " differ from " + view_name(src.label()) +
+                                " extents " + format_index_list(from.extents));
+  }
+}
+
 }  // namespace detail
 
 template <class DstData, class DstLayout, class DstSpace, class SrcData, class SrcLayout, class SrcSpace>
@@ -159,20 +177,9 @@ void deep_copy(const View<DstData, DstLayout, DstSpace>& dst, const View<SrcData
   using Dst = View<DstData, DstLayout, DstSpace>;
   using Src = View<SrcData, SrcLayout, SrcSpace>;
   using T = typename Dst::non_const_value_type;
-  static_assert(!std::is_const_v<typename Dst::value_type>,
-                "deep_copy: the destination View has const elements");
-  static_assert(std::is_same_v<T, typename Src::non_const_value_type>,
-                "deep_copy: the two Views must have the same element type");
-  static_assert(Dst::rank == Src::rank, "deep_copy: the two Views must have the same rank");
-
+  detail::check_copy_shapes(dst, src);
   const detail::StridedShape<Dst::rank> to = detail::strided_shape_of(dst);
   const detail::StridedShape<Src::rank> from = detail::strided_shape_of(src);
-  if (to.extents != from.extents) {
-    throw std::invalid_argument("deep_copy: " + detail::view_name(dst.label()) + " extents " +
-                                detail::format_index_list(to.extents) + " differ from " +
-                                detail::view_name(src.label()) + " extents " +
-                                detail::format_index_list(from.extents));
-  }
   if (dst.size() == 0) return;
   const bool one_block =
       dst.span_is_contiguous() && src.span_is_contiguous() && detail::same_strides(dst, src);
@@ -221,22 +228,8 @@ void deep_copy(const View<DstData, DstLayout, DstSpace>& dst, const View<SrcData
 template <class DstData, class DstLayout, class DstSpace, class SrcData, class SrcLayout, class SrcSpace>
 void deep_copy(const GpuStream& stream, const View<DstData, DstLayout, DstSpace>& dst,
                const View<SrcData, SrcLayout, SrcSpace>& src) {
-  using Dst = View<DstData, DstLayout, DstSpace>;
-  using Src = View<SrcData, SrcLayout, SrcSpace>;
-  using T = typename Dst::non_const_value_type;
-  static_assert(!std::is_const_v<typename Dst::value_type>,
-                "deep_copy: the destination View has const elements");
-  static_assert(std::is_same_v<T, typename Src::non_const_value_type>,
-                "deep_copy: the two Views must have the same element type");
-  static_assert(Dst::rank == Src::rank, "deep_copy: the two Views must have the same rank");
-  const detail::StridedShape<Dst::rank> to = detail::strided_shape_of(dst);
-  const detail::StridedShape<Src::rank> from = detail::strided_shape_of(src);
-  if (to.extents != from.extents) {
-    throw std::invalid_argument("deep_copy: " + detail::view_name(dst.label()) + " extents " +
-                                detail::format_index_list(to.extents) + " differ from " +
-                                detail::view_name(src.label()) + " extents " +
-                                detail::format_index_list(from.extents));
-  }
+  using T = typename View<DstData, DstLayout, DstSpace>::non_const_value_type;
+  detail::check_copy_shapes(dst, src);
   if (!(dst.span_is_contiguous() && src.span_is_contiguous() && detail::same_strides(dst, src))) {
     throw std::invalid_argument("deep_copy(stream, ...): " + detail::view_name(dst.label()) + " and " +
                                 detail::view_name(src.label()) +
