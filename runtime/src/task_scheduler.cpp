@@ -40,7 +40,21 @@ SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& po
       min_block_lg2_(
           pool.min_block_size() == 0 ? 0u : static_cast<unsigned>(std::countr_zero(pool.min_block_size()))),
       shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.worker_count()))),
-      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))) {}
+      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))) {
+  // A worker's cached blocks are out of the other workers' reach, so each
+  // worker may cache at most an eighth of the pool's blocks of a size,
+  // shared among the workers: a small pool is not emptied into caches (none
+  // at all when that rounds to zero), a large one gets full caches. Cached
+  // blocks also keep their superblocks from serving other block sizes, so a
+  // pool with few superblocks per worker caches nothing.
+  const auto workers = static_cast<std::size_t>(std::max(1, executor.worker_count()));
+  if (pool.superblock_count() < 16 * workers) return;
+  for (std::size_t c = 0; c < BlockCache::kSizes; ++c) {
+    const std::size_t block = std::size_t{1} << (min_block_lg2_ + c);
+    const std::size_t share = pool.capacity() / block / (8 * workers);
+    cache_limit_[c] = static_cast<std::uint32_t>(std::min<std::size_t>(share, BlockCache::kCapacity));
+  }
+}
 
 SchedulerCore::~SchedulerCore() {
   if (!all_complete()) {
@@ -77,7 +91,7 @@ SchedulerCore::~SchedulerCore() {
 // allocation (the calling worker's whole cache goes back, then it retries),
 // in wait() once every task is complete, and in the destructor. So after
 // wait(scheduler) returns, the pool holds exactly the blocks that futures
-// still refer to; while tasks run, up to BlockCache::kCapacity blocks of each
+// still refer to; while tasks run, up to cache_limit_ blocks of each
 // size per worker may sit in caches.
 
 void SchedulerCore::note_allocated_slowly() noexcept {
@@ -108,8 +122,8 @@ void SchedulerCore::free_block(void* block, std::size_t bytes) noexcept {
   if (track_memory_.load(std::memory_order_relaxed)) live_blocks_.fetch_sub(1, std::memory_order_relaxed);
   if (BlockCache* cache = local_cache()) {
     const std::size_t c = size_class(bytes);
-    if (c < BlockCache::kSizes) {
-      if (cache->count[c] == BlockCache::kCapacity) spill(*cache, c, BlockCache::kCapacity / 2);
+    if (c < BlockCache::kSizes && cache_limit_[c] > 0) {
+      if (cache->count[c] >= cache_limit_[c]) spill(*cache, c, cache_limit_[c] / 2);
       cache->blocks[c][cache->count[c]++] = block;
       return;
     }

@@ -54,9 +54,13 @@
 // exactly the blocks that futures still refer to. live_blocks() and
 // high_water_blocks() never count cached blocks. A worker whose allocation
 // fails returns its own cached blocks and tries again; blocks cached by other
-// workers (at most BlockCache::kCapacity per size each) are not available
-// to it meanwhile, so a spawn can return null slightly before the pool is
-// truly full.
+// workers are not available to it meanwhile, so a spawn can return null
+// slightly before the pool is truly full. Each worker caches at most an
+// eighth of the pool's blocks of a size divided by the number of workers
+// (none in a pool too small for that; BlockCache::kCapacity at most), so
+// all caches together hold at most an eighth of the pool; and nothing in a
+// pool of fewer than 16 superblocks per worker, where cached blocks could
+// keep superblocks from other block sizes.
 //
 // Priorities: see TaskPriority (job.hpp) for the exact guarantee. A High
 // task made ready by a completion on a CPU worker runs next on that worker
@@ -224,10 +228,11 @@ class SchedulerCore {
 
   Executor& executor_;
   const MemoryPool<HostSpace>& pool_;
-  unsigned min_block_lg2_ = 0;            // the pool's smallest block, log2
-  std::unique_ptr<Shard[]> shards_;       // one per worker of the executor
-  std::unique_ptr<BlockCache[]> caches_;  // one per worker of the executor
-  Shard external_;                        // spawns from threads outside the pool
+  unsigned min_block_lg2_ = 0;                          // the pool's smallest block, log2
+  std::uint32_t cache_limit_[BlockCache::kSizes] = {};  // blocks a worker may cache, per size (<= kCapacity)
+  std::unique_ptr<Shard[]> shards_;                     // one per worker of the executor
+  std::unique_ptr<BlockCache[]> caches_;                // one per worker of the executor
+  Shard external_;                                      // spawns from threads outside the pool
   alignas(64) std::atomic<bool> track_memory_{false};
   std::atomic<std::int64_t> live_blocks_{0};
   std::atomic<std::int64_t> high_water_{0};
