@@ -41,3 +41,15 @@ function(weft_add_layer name)
   set_property(GLOBAL APPEND PROPERTY WEFT_LAYER_TARGETS ${target})
   install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
+
+# weft_cuda_sources(<target>): what a target with .cu files of its own needs:
+# C++20 for nvcc, and the host compiler's warnings through -Xcompiler, as
+# errors with WEFT_WERROR (weft_build_flags covers C++ sources only;
+# -Wpedantic is left out: it rejects the line markers nvcc writes into its
+# generated host code).
+function(weft_cuda_sources target)
+  set_target_properties(${target} PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Wshadow>
+    $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${WEFT_WERROR}>>:-Werror=all-warnings>)
+endfunction()
