@@ -41,10 +41,10 @@ class Completer {
     thread_.join();
   }
   void later(int node, std::exception_ptr error = nullptr) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back({node, std::move(error)});
-    }
+    // Notify under the lock: once this node completes, the run may end and
+    // the Completer go away, so nothing of it may be touched after unlocking.
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back({node, std::move(error)});
     wake_.notify_one();
   }
 
