@@ -16,7 +16,19 @@
 #include <string>
 #include <vector>
 
+#include <weft/runtime/executor_config.hpp>
+
 namespace weft::bench {
+
+// An executor of `threads` CPU workers and nothing else: what every CPU
+// benchmark races against its baseline with (no GPU workers, no CUDA).
+inline ExecutorConfig cpu_only(int threads) {
+  ExecutorConfig cfg;
+  cfg.cpu_workers = threads;
+  cfg.gpu_workers = 0;
+  cfg.use_cuda = false;
+  return cfg;
+}
 
 struct Options {
   bool quick = false;   // small sizes: every benchmark runs in seconds (CI)

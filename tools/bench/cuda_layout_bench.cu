@@ -53,6 +53,7 @@
 //   values that are not bitwise equal.
 #include "bench.hpp"
 #include "cuda_timing.cuh"
+#include "particle.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -127,18 +128,7 @@ std::string millions(std::int64_t n) { return std::to_string(n / 1'000'000) + "M
 
 // ---- cuda_particle_update ---------------------------------------------------------------
 
-// Ripple's Particle (section 7.2), one struct for both layouts.
-template <class Layout>
-struct Particle : weft::PolymorphicLayout<Particle<Layout>> {
-  using Storage =
-      typename weft::StorageDescriptor<Layout, weft::Vector<float, 3>, weft::Vector<float, 3>>::Storage;
-  WEFT_HOST_DEVICE float& position(std::size_t d) noexcept { return storage.template get<0>(d); }
-  WEFT_HOST_DEVICE float& velocity(std::size_t d) noexcept { return storage.template get<1>(d); }
-  WEFT_HOST_DEVICE void update(float dt) noexcept {
-    for (std::size_t d = 0; d < 3; ++d) position(d) += velocity(d) * dt;
-  }
-  Storage storage;
-};
+using weft::bench::Particle;  // particle.hpp
 
 template <class Layout>
 using ParticleStorage = weft::element_storage<Particle<Layout>>;

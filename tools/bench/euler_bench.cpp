@@ -53,6 +53,7 @@
 
 namespace {
 
+using weft::bench::cpu_only;
 using weft::bench::Options;
 using weft::bench::Reporter;
 using weft::euler::ReferenceSolver;
@@ -64,14 +65,6 @@ constexpr double kMilli = 1e3;
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "euler: %s\n", message.c_str());
   std::exit(1);
-}
-
-weft::ExecutorConfig cpu_only(int threads) {
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = threads;
-  cfg.gpu_workers = 0;
-  cfg.use_cuda = false;
-  return cfg;
 }
 
 struct Problem {

@@ -46,6 +46,7 @@
 // check_flux_difference; in practice it is bitwise too, and a note on
 // stderr says when not). A mismatch names the first bad element and exits 1.
 #include "bench.hpp"
+#include "particle.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -83,6 +84,7 @@
 
 namespace {
 
+using weft::bench::cpu_only;
 using weft::bench::Options;
 using weft::bench::Reporter;
 
@@ -96,14 +98,6 @@ using weft::bench::Reporter;
 // scheduler room to balance. views_saxpy reports both (within noise of each
 // other on a quiet 2-core machine).
 constexpr int kBlocksPerThread = 2;
-
-weft::ExecutorConfig cpu_only(int threads) {
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = threads;
-  cfg.gpu_workers = 0;
-  cfg.use_cuda = false;
-  return cfg;
-}
 
 std::string power_of_two(std::size_t n) {
   int log = 0;
@@ -262,19 +256,7 @@ void saxpy(const Options& opt, Reporter& out) {
 
 // ---- views_particle_update ------------------------------------------------------------
 
-// Ripple's Particle (section 7.2): position and velocity, one struct for
-// both layouts.
-template <class Layout>
-struct Particle : weft::PolymorphicLayout<Particle<Layout>> {
-  using Storage =
-      typename weft::StorageDescriptor<Layout, weft::Vector<float, 3>, weft::Vector<float, 3>>::Storage;
-  WEFT_HOST_DEVICE float& position(std::size_t d) noexcept { return storage.template get<0>(d); }
-  WEFT_HOST_DEVICE float& velocity(std::size_t d) noexcept { return storage.template get<1>(d); }
-  WEFT_HOST_DEVICE void update(float dt) noexcept {
-    for (std::size_t d = 0; d < 3; ++d) position(d) += velocity(d) * dt;
-  }
-  Storage storage;
-};
+using weft::bench::Particle;  // particle.hpp
 
 // The hand loops' array-of-structs element.
 struct PlainParticle {

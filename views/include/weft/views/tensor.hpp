@@ -427,7 +427,9 @@ void deep_copy(const Tensor<T, D>& dst, const Tensor<T, D>& src) {
     }
     const CudaStream stream = shared_device_streams(device).compute_stream();
     stream_ops::copy(to.data, from.data, bytes, stream, device);
-    used.emplace_back(stream, device);
+    // One wait per stream at the end, not one per block.
+    if (std::find(used.begin(), used.end(), std::pair{stream, device}) == used.end())
+      used.emplace_back(stream, device);
   }
   for (const auto& [stream, device] : used) stream_ops::synchronize(stream, device);
 }
