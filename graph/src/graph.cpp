@@ -520,7 +520,7 @@ Program::Program(const Graph& graph) {
   }
   // GPU nodes made by on_gpu are deferred: their calls only queue work. A
   // GPU node after one on the same stream is ordered by the stream, one on
-  // another device by an event, so both may be queued as soon as the call
+  // another stream or device by an event, so both may be queued as soon as the call
   // returned: they go first in the row, and the engine releases them early.
   std::vector<int> gpu_index(n, -1);
   std::size_t gpu_count = 0;
