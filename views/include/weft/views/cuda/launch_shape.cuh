@@ -8,10 +8,12 @@
 // extent in dimension 0 gives its threads to dimension 1 (an 8 x 1000 range
 // runs in 8 x 32 blocks, not 256 x 1 blocks with 248 threads idle).
 //
-// Every dimension is covered by a grid-stride loop, so any extent works
-// whatever the grid limits (2^31 - 1 blocks in x, 65535 in y and z) or a cap
-// on the block count (parallel_reduce's partials). The policy's tile sizes,
-// chunk size and executor are host-side choices and are not used here.
+// parallel_for gives each index a thread of its own, and splits a box larger
+// than the grid limits (2^31 - 1 blocks in x, 65535 in y and z) over several
+// launches. parallel_reduce caps the block count (one partial per block) and
+// covers every dimension with a grid-stride loop instead. The policy's tile
+// sizes, chunk size and executor are host-side choices and are not used
+// here.
 #pragma once
 
 #if !defined(__CUDACC__)
@@ -27,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 namespace weft::cuda::detail {
@@ -121,6 +124,74 @@ __device__ inline std::uint64_t first_z() { return std::uint64_t{blockIdx.z} * b
 __device__ inline std::uint64_t stride_x() { return std::uint64_t{blockDim.x} * gridDim.x; }
 __device__ inline std::uint64_t stride_y() { return std::uint64_t{blockDim.y} * gridDim.y; }
 __device__ inline std::uint64_t stride_z() { return std::uint64_t{blockDim.z} * gridDim.z; }
+
+// Calls call(i0, ...) for the one index of `box` this thread stands for in
+// a grid that covers the box (one thread per index), if the thread is not
+// past the box's end. No loop: nvcc schedules the call's loads as it would
+// in a hand-written kernel, which a grid-stride loop of unknown trip count
+// keeps it from doing (12% on a 2D stencil on an H100).
+template <class Index, int Rank, class Call>
+__device__ void call_covered_index(const IndexBox<Index, Rank>& box, const Call& call) {
+  const std::uint64_t k0 = first_x();
+  if (k0 >= box.extent[0]) return;
+  const Index i0 = weft::detail::index_advance(box.begin[0], k0);
+  if constexpr (Rank == 1) {
+    call(i0);
+  } else {
+    const std::uint64_t k1 = first_y();
+    if (k1 >= box.extent[1]) return;
+    const Index i1 = weft::detail::index_advance(box.begin[1], k1);
+    if constexpr (Rank == 2) {
+      call(i0, i1);
+    } else {
+      const std::uint64_t k2 = first_z();
+      if (k2 >= box.extent[2]) return;
+      call(i0, i1, weft::detail::index_advance(box.begin[2], k2));
+    }
+  }
+}
+
+// Whether `shape` has a thread for every index of `box`.
+template <class Index, int Rank>
+bool covers(const LaunchShape& shape, const IndexBox<Index, Rank>& box) {
+  const std::uint64_t reach[3] = {std::uint64_t{shape.grid.x} * shape.block.x,
+                                  std::uint64_t{shape.grid.y} * shape.block.y,
+                                  std::uint64_t{shape.grid.z} * shape.block.z};
+  for (int d = 0; d < Rank; ++d)
+    if (reach[d] < box.extent[d]) return false;
+  return true;
+}
+
+// Calls launch_one(sub_box, shape) for sub-boxes that tile `box`, each with
+// a shape that covers it: one call unless the box is larger than the grid
+// limits (2^31 - 1 blocks in x, 65535 in y and z) let one launch cover.
+template <class Index, int Rank, class LaunchOne>
+void for_each_covered_box(const IndexBox<Index, Rank>& box, const LaunchOne& launch_one) {
+  const LaunchShape whole = launch_shape(box, kUnlimitedBlocks);
+  if (covers(whole, box)) {
+    launch_one(box, whole);
+    return;
+  }
+  // Slices as large as the whole box's shape reaches, in every dimension.
+  const std::uint64_t reach[3] = {std::uint64_t{whole.grid.x} * whole.block.x,
+                                  std::uint64_t{whole.grid.y} * whole.block.y,
+                                  std::uint64_t{whole.grid.z} * whole.block.z};
+  IndexBox<Index, Rank> slice = box;
+  const auto slices = [&](const auto& self, int d) -> void {
+    if (d < 0) {
+      const LaunchShape shape = launch_shape(slice, kUnlimitedBlocks);
+      if (!covers(shape, slice)) throw std::logic_error("weft::cuda: a launch slice is larger than its grid");
+      launch_one(slice, shape);
+      return;
+    }
+    for (std::uint64_t start = 0; start < box.extent[d]; start += reach[d]) {
+      slice.begin[d] = weft::detail::index_advance(box.begin[d], start);
+      slice.extent[d] = std::min(reach[d], box.extent[d] - start);
+      self(self, d - 1);
+    }
+  };
+  slices(slices, Rank - 1);
+}
 
 // Calls call(i0, ...) for every index this thread owns, dimension 0 innermost.
 template <class Index, class Call>

@@ -43,10 +43,11 @@ namespace weft::cuda {
 
 namespace detail {
 
+// One thread per index of a box the launch covers (for_each_covered_box).
 template <class Box, class F>
 __global__ void __launch_bounds__(kThreadsPerBlock) for_kernel(Box box, F f) {
   const F& fn = f;
-  for_each_owned_index(box, fn);
+  call_covered_index(box, fn);
 }
 
 }  // namespace detail
@@ -60,9 +61,10 @@ void parallel_for(cudaStream_t stream, const Policy& policy, const F& f) {
   using Box = detail::IndexBoxOf<Policy>;
   const Box box = detail::index_box(policy);
   const detail::StreamDevice on_device("weft::cuda::parallel_for", stream);
-  const detail::LaunchShape shape = detail::launch_shape(box, detail::kUnlimitedBlocks);
-  on_device.check(detail::launch(shape, stream, &detail::for_kernel<Box, F>, box, f),
-                  "cudaLaunchKernelEx (parallel_for kernel)");
+  detail::for_each_covered_box(box, [&](const Box& covered, const detail::LaunchShape& shape) {
+    on_device.check(detail::launch(shape, stream, &detail::for_kernel<Box, F>, covered, f),
+                    "cudaLaunchKernelEx (parallel_for kernel)");
+  });
 }
 
 }  // namespace weft::cuda
