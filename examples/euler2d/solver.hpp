@@ -60,7 +60,8 @@ struct StepInfo {
 struct SetWaveSpeed {
   template <class CellIt, class SpeedIt>
   WEFT_HOST_DEVICE void operator()(CellIt& cell, SpeedIt& speed, double gamma) const {
-    *speed = max_wave_speed(*cell, gamma);
+    using Owned = typename std::remove_cvref_t<decltype(*cell)>::Owned;
+    *speed = max_wave_speed(read_only<Owned>(*cell), gamma);
   }
 };
 
@@ -72,11 +73,14 @@ struct Sweep {
                                    double gamma) const {
     constexpr auto dim = std::integral_constant<std::size_t, Dim>{};
     const double r = step->dt / width;
-    const auto here = *cell;
-    const auto east = force_flux(here, *cell.offset(dim, 1), Dim, r, gamma);
-    const auto west = force_flux(*cell.offset(dim, -1), here, Dim, r, gamma);
+    // Cells by value through the read-only path: no node writes `cell`'s
+    // tensor while this one runs (weft/views/read_only.hpp).
+    using Owned = typename std::remove_cvref_t<decltype(*cell)>::Owned;
+    const Owned here = read_only<Owned>(*cell);
+    const Owned east = force_flux(here, read_only<Owned>(*cell.offset(dim, 1)), Dim, r, gamma);
+    const Owned west = force_flux(read_only<Owned>(*cell.offset(dim, -1)), here, Dim, r, gamma);
     auto updated = *next;
-    for (std::size_t k = 0; k < std::remove_cvref_t<decltype(here)>::conserved_count; ++k)
+    for (std::size_t k = 0; k < Owned::conserved_count; ++k)
       updated.conserved(k) = here.conserved(k) - r * (east.conserved(k) - west.conserved(k));
   }
 };

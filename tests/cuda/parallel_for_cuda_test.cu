@@ -6,8 +6,14 @@
 #include <weft/views/cuda/parallel_for_cuda.cuh>
 
 #include <weft/backends/cuda_streams.hpp>
+#include <weft/views/element_array.hpp>
+#include <weft/views/element_storage.hpp>
 #include <weft/views/parallel_for.hpp>
+#include <weft/views/polymorphic_layout.hpp>
 #include <weft/views/range_policy.hpp>
+#include <weft/views/read_only.hpp>
+#include <weft/views/storage_descriptor.hpp>
+#include <weft/views/vector.hpp>
 
 #include <doctest/doctest.h>
 
@@ -70,6 +76,33 @@ struct CountVisits2 {
   __device__ void operator()(std::int64_t i, std::int64_t j) const { atomicAdd(&visits[i + extent0 * j], 1); }
 };
 
+// A polymorphic-layout element: two floats and an int.
+template <class Layout>
+struct Sample : weft::PolymorphicLayout<Sample<Layout>> {
+  using Storage = typename weft::StorageDescriptor<Layout, weft::Vector<float, 2>, int>::Storage;
+  Storage storage;
+};
+
+// out[i] = the sum of element i's and element i + 1's values, every element
+// read through weft::read_only (the input is not written by the kernel).
+template <class Layout>
+struct SumNeighbours {
+  const void* in;
+  std::size_t count;
+  float* out;
+  WEFT_HOST_DEVICE void operator()(std::int64_t i) const {
+    using Owned = Sample<weft::ContiguousOwned>;
+    using Storage = weft::element_storage<Sample<Layout>>;
+    float sum = 0;
+    for (std::int64_t k = i; k <= i + 1; ++k) {
+      const Owned s = weft::read_only<Owned>(Storage::at(in, static_cast<std::size_t>(k), count));
+      sum += s.storage.template get<0, 0>() + s.storage.template get<0, 1>() +
+             static_cast<float>(s.storage.template get<1>());
+    }
+    out[i] = sum;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("cuda.launch_shape.blocks_of_256_threads_follow_dimension_0") {
@@ -87,13 +120,38 @@ TEST_CASE("cuda.launch_shape.blocks_of_256_threads_follow_dimension_0") {
         std::vector<unsigned>{64, 4, 1, 1, 5, 1});
   CHECK(dims(launch_shape(index_box(weft::MDRangePolicy<3>({0, 0, 0}, {5, 7, 300})), kUnlimitedBlocks)) ==
         std::vector<unsigned>{8, 8, 4, 1, 1, 75});
-  // Grid limits: at most 65535 blocks in y; the grid-stride loop does the rest.
+  // Grid limits: at most 65535 blocks in y; parallel_for launches again for
+  // the rest (for_each_covered_box).
   CHECK(dims(launch_shape(index_box(weft::MDRangePolicy<2>({0, 0}, {1, 1 << 24})), kUnlimitedBlocks)) ==
         std::vector<unsigned>{1, 256, 1, 1, 65535, 1});
   // parallel_reduce caps the block count (one partial per block).
   CHECK(launch_shape(index_box(weft::RangePolicy<std::int64_t>(0, 100'000'000)), 1024).blocks() == 1024);
   CHECK(dims(launch_shape(index_box(weft::MDRangePolicy<2>({0, 0}, {4096, 4096})), 1024)) ==
         std::vector<unsigned>{256, 1, 1, 16, 64, 1});
+}
+
+TEST_CASE("cuda.launch_shape.boxes_beyond_the_grid_limits_split_into_covered_launches") {
+  // Host-side arithmetic: runs without a GPU.
+  using weft::cuda::detail::for_each_covered_box;
+  using weft::cuda::detail::index_box;
+  using Box2 = weft::cuda::detail::IndexBox<std::int64_t, 2>;
+  const auto launches_for = [](const Box2& box) {
+    std::vector<std::vector<std::int64_t>> launches;
+    for_each_covered_box(box, [&](const Box2& part, const weft::cuda::detail::LaunchShape& shape) {
+      CHECK(weft::cuda::detail::covers(shape, part));
+      launches.push_back({part.begin[0], static_cast<std::int64_t>(part.extent[0]), part.begin[1],
+                          static_cast<std::int64_t>(part.extent[1])});
+    });
+    return launches;
+  };
+  // Fits one grid: one launch over the whole box.
+  CHECK(launches_for(index_box(weft::MDRangePolicy<2>({-3, 5}, {4093, 4101}))) ==
+        std::vector<std::vector<std::int64_t>>{{-3, 4096, 5, 4096}});
+  // 2^24 rows of one cell: blocks of 1 x 256 reach 65535 * 256 rows a launch,
+  // so a second launch takes the 256 rows left.
+  constexpr std::int64_t reach = 65535 * 256;
+  CHECK(launches_for(index_box(weft::MDRangePolicy<2>({0, 10}, {1, 10 + (std::int64_t{1} << 24)}))) ==
+        std::vector<std::vector<std::int64_t>>{{0, 1, 10, reach}, {0, 1, 10 + reach, 256}});
 }
 
 TEST_CASE("cuda.parallel_for.saxpy_equals_the_host_backend") {
@@ -198,8 +256,8 @@ TEST_CASE("cuda.parallel_for.mdrange3_visits_each_index_once") {
 TEST_CASE("cuda.parallel_for.range_larger_than_one_grid") {
   if (!weft::test::gpu_present()) return;
   // Extent 1 in dimension 0 puts 256 threads of a block on dimension 1,
-  // whose grid stops at 65535 blocks: 65535 * 256 < 2^24, so the grid-stride
-  // loop has to cover the last rows.
+  // whose grid stops at 65535 blocks: 65535 * 256 < 2^24, so a second
+  // launch has to cover the last rows.
   constexpr std::int64_t rows = std::int64_t{1} << 24;
   weft::DeviceStreams gpu(0);
   DeviceArray<int> visits(std::vector<int>(rows, 0));
@@ -240,4 +298,28 @@ TEST_CASE("cuda.parallel_for.runs_on_the_device_of_its_stream") {
   memory.space().copy_to_host(got.data(), memory.data(), 64 * sizeof(int));
   for (int i = 0; i < 64; ++i) REQUIRE(got[i] == i);
   if (devices == 1) MESSAGE("one GPU: the launch and the caller were on the same device");
+}
+
+TEST_CASE_TEMPLATE("cuda.read_only_loads_equal_plain_loads", Layout, weft::StridedView,
+                   weft::ContiguousView) {
+  if (!weft::test::gpu_present()) return;
+  constexpr std::size_t n = 1000;
+  weft::ElementArray<Sample<Layout>> host(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    host[k].storage.template get<0, 0>() = 0.5f * static_cast<float>(k);
+    host[k].storage.template get<0, 1>() = -0.25f * static_cast<float>(k % 7);
+    host[k].storage.template get<1>() = static_cast<int>(k % 3);
+  }
+  weft::test::DeviceArray<std::byte> in(host.bytes());
+  in.upload(std::vector<std::byte>(static_cast<const std::byte*>(host.data()),
+                                   static_cast<const std::byte*>(host.data()) + host.bytes()));
+  DeviceArray<float> out(n - 1);
+  weft::DeviceStreams gpu(0);
+  weft::cuda::parallel_for(gpu.compute_stream(), weft::RangePolicy<std::int64_t>(0, n - 1),
+                           SumNeighbours<Layout>{in.data(), n, out.data()});
+  const std::vector<float> got = out.download();
+  std::vector<float> expected(n - 1);
+  const SumNeighbours<Layout> on_host{host.data(), n, expected.data()};
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n - 1); ++i) on_host(i);
+  CHECK(got == expected);
 }

@@ -5,6 +5,7 @@
 #include <weft/views/element_array.hpp>
 #include <weft/views/element_storage.hpp>
 #include <weft/views/polymorphic_layout.hpp>
+#include <weft/views/read_only.hpp>
 #include <weft/views/storage_descriptor.hpp>
 #include <weft/views/vector.hpp>
 
@@ -569,4 +570,36 @@ TEST_CASE("PolymorphicLayout.element_storage.contiguous_records_follow_struct_ru
   CHECK(byte_address(&e.storage.get<2>()) == record + 16);
   CHECK(byte_address(&e.storage.get<3, 1>()) == record + 25);
   CHECK(element_storage<Mixed<ContiguousView>>::alignment == alignof(double));
+}
+
+// weft::read_only: an owned copy of an element a kernel only reads. On the
+// host it is a plain copy; tests/cuda/parallel_for_cuda_test.cu runs it on a
+// GPU, where it loads through the read-only path.
+TEST_CASE_TEMPLATE("PolymorphicLayout.read_only_copies_an_element_into_an_owned_object", Layout, StridedView,
+                   ContiguousView) {
+  ElementArray<State<double, 3, Layout>> states(5);
+  states[3][0] = 1.5;
+  states[3][1] = -2.0;
+  states[3][2] = 4.25;
+  states[3].storage.template get<1>() = true;
+
+  using Owned = State<double, 3, ContiguousOwned>;
+  static_assert(std::is_same_v<decltype(weft::read_only<Owned>(states[3])), Owned>);
+  const Owned copy = weft::read_only<Owned>(states[3]);
+  CHECK(copy.storage.get<0, 0>() == 1.5);
+  CHECK(copy.storage.get<0, 1>() == -2.0);
+  CHECK(copy.storage.get<0, 2>() == 4.25);
+  CHECK(copy.is_valid());
+
+  // A copy, not a handle: later writes to the element do not reach it.
+  states[3][0] = 0.0;
+  CHECK(copy.storage.get<0, 0>() == 1.5);
+}
+
+TEST_CASE("PolymorphicLayout.read_only_of_plain_values_and_owned_objects") {
+  const float value = 2.5f;
+  CHECK(weft::read_only<float>(value) == 2.5f);
+  State<float, 2, ContiguousOwned> owned{};
+  owned[1] = 7.0f;
+  CHECK(weft::read_only<State<float, 2, ContiguousOwned>>(owned)[1] == 7.0f);
 }

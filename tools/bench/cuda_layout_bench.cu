@@ -79,6 +79,7 @@
 #include <weft/views/element_storage.hpp>
 #include <weft/views/polymorphic_layout.hpp>
 #include <weft/views/range_policy.hpp>
+#include <weft/views/read_only.hpp>
 #include <weft/views/storage_descriptor.hpp>
 #include <weft/views/vector.hpp>
 
@@ -562,12 +563,16 @@ struct FluxStep {
   WEFT_HOST_DEVICE void operator()(std::int64_t i, std::int64_t j) const {
     using Storage = CellStorage<Layout>;
     using weft::euler::force_flux;
+    using Owned = weft::euler::State<float, weft::ContiguousOwned>;
     const auto cells = static_cast<std::size_t>(grid.cells());
-    const auto cell = [&](std::int64_t k) { return Storage::at(in, static_cast<std::size_t>(k), cells); };
+    // Every cell by value, through the read-only path (`in` is not written
+    // while the kernel runs), as the hand kernel's const __restrict__
+    // pointers let nvcc load it.
+    const auto cell = [&](std::int64_t k) {
+      return weft::read_only<Owned>(Storage::at(in, static_cast<std::size_t>(k), cells));
+    };
     const std::int64_t k = grid.at(i, j), pitch = grid.pitch();
-    // The centre by value, as the hand kernel loads it: a handle would be
-    // read again after each store below, since `out` might alias `in`.
-    const weft::euler::State<float, weft::ContiguousOwned> centre = cell(k);
+    const Owned centre = cell(k);
     const auto east = force_flux(centre, cell(k + 1), 0, dt_over_dx, gamma);
     const auto west = force_flux(cell(k - 1), centre, 0, dt_over_dx, gamma);
     const auto north = force_flux(centre, cell(k + pitch), 1, dt_over_dx, gamma);

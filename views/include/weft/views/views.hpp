@@ -18,6 +18,7 @@
 #include <weft/views/element_array.hpp>
 #include <weft/views/element_storage.hpp>
 #include <weft/views/polymorphic_layout.hpp>
+#include <weft/views/read_only.hpp>
 #include <weft/views/storage_descriptor.hpp>
 #include <weft/views/vector.hpp>
 
