@@ -168,20 +168,20 @@ struct NeighbourSum {
 // read into another tensor, and an in-place update) and compares the
 // results bit for bit.
 template <std::size_t D, class... Sizes>
-void check_in_shared_matches(const weft::Extents<D>& partitions, Sizes... sizes) {
+void check_in_shared_matches(const weft::Extents<D>& partitions, std::size_t padding, Sizes... sizes) {
   using Field = weft::Tensor<double, D>;
-  Field host(partitions, 1, sizes...);
+  Field host(partitions, padding, sizes...);
   std::size_t k = 0;
   for (std::size_t b = 0; b < host.block_count(); ++b) {
     const auto& s = host.block_space(b);
     for (std::size_t i = 0; i < s.count; ++i)
       static_cast<double*>(s.data)[i] = static_cast<double>((k++ * 7919) % 1013);
   }
-  Field in(weft::cuda_memory, partitions, 1, sizes...),
-      out_global(weft::cuda_memory, partitions, 1, sizes...),
-      out_shared(weft::cuda_memory, partitions, 1, sizes...);
-  Field x_global(weft::cuda_memory, partitions, 1, sizes...),
-      x_shared(weft::cuda_memory, partitions, 1, sizes...);
+  Field in(weft::cuda_memory, partitions, padding, sizes...),
+      out_global(weft::cuda_memory, partitions, padding, sizes...),
+      out_shared(weft::cuda_memory, partitions, padding, sizes...);
+  Field x_global(weft::cuda_memory, partitions, padding, sizes...),
+      x_shared(weft::cuda_memory, partitions, padding, sizes...);
   weft::deep_copy(in, host);
   weft::deep_copy(x_global, host);
   weft::deep_copy(x_shared, host);
@@ -194,7 +194,7 @@ void check_in_shared_matches(const weft::Extents<D>& partitions, Sizes... sizes)
   weft::Executor executor;
   executor.run_n(plain, 3).wait().get();
   executor.run_n(staged, 3).wait().get();
-  Field a(partitions, 1, sizes...), b(partitions, 1, sizes...);
+  Field a(partitions, padding, sizes...), b(partitions, padding, sizes...);
   const auto same = [&](const Field& g1, const Field& g2) {
     weft::deep_copy(a, g1);
     weft::deep_copy(b, g2);
@@ -212,7 +212,42 @@ void check_in_shared_matches(const weft::Extents<D>& partitions, Sizes... sizes)
 
 TEST_CASE("cuda.tensor.in_shared_staging_gives_the_same_bits_as_global_memory") {
   if (!weft::test::gpu_present()) return;
-  check_in_shared_matches<1>({3}, 1000);            // tiles of 256 that do not divide the blocks
-  check_in_shared_matches<2>({1, 3}, 97, 70);       // 32 x 8 tiles, ragged edges
-  check_in_shared_matches<3>({1, 1, 2}, 40, 9, 6);  // 32 x 4 x 2 tiles
+  check_in_shared_matches<1>({3}, 1, 1000);            // tiles of 256 that do not divide the blocks
+  check_in_shared_matches<2>({1, 3}, 1, 97, 70);       // 32 x 8 tiles, ragged edges
+  check_in_shared_matches<3>({1, 1, 2}, 1, 40, 9, 6);  // 32 x 4 x 2 tiles
+}
+
+TEST_CASE("cuda.tensor.in_shared_tiles_beyond_48_KiB_opt_in_to_the_device_limit") {
+  if (!weft::test::gpu_present()) return;
+  int limit = 0;
+  REQUIRE(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  // A 32 x 4 x 2 tile of doubles with 6 cells of padding all round:
+  // 44 x 16 x 14 x 8 bytes = 77 KiB, more than a launch gets by default.
+  constexpr std::size_t tile_bytes = 44 * 16 * 14 * sizeof(double);
+  static_assert(tile_bytes > 48 * 1024);
+  if (tile_bytes > static_cast<std::size_t>(limit)) {
+    MESSAGE("device 0 allows " << limit << " bytes of shared memory per block: skipping");
+    return;
+  }
+  check_in_shared_matches<3>({1, 1, 2}, 6, 40, 12, 12);
+}
+
+TEST_CASE("cuda.tensor.in_shared_tiles_beyond_the_device_limit_are_refused_by_name") {
+  if (!weft::test::gpu_present()) return;
+  int limit = 0;
+  REQUIRE(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  // Padding 16 around a 32 x 4 x 2 tile: 64 x 36 x 34 doubles, 612 KiB.
+  REQUIRE(std::size_t{64 * 36 * 34 * sizeof(double)} > static_cast<std::size_t>(limit));
+  weft::Tensor<double, 3> x(weft::cuda_memory, {1, 1, 1}, 16, 40, 40, 40);
+  weft::Graph g;
+  g.split(weft::cuda::kernel(HalfPlusOne{}), weft::exclusive_padded_access_in_shared(x));
+  weft::Executor executor;
+  try {
+    executor.run(g).wait().get();
+    FAIL("a tile larger than the device's shared memory was launched");
+  } catch (const std::invalid_argument& error) {
+    const std::string what = error.what();
+    CHECK(what.find("bytes of shared memory per block") != std::string::npos);
+    CHECK(what.find(std::to_string(limit)) != std::string::npos);
+  }
 }

@@ -237,11 +237,29 @@ struct Kernel {
       }
     };
     (place(std::get<K>(arguments), K), ...);
+    const detail::StreamDevice on_device("weft::cuda::kernel (in_shared)", stream);
+    const auto kernel = &detail::staged_block_kernel<F, Tuple, D, K...>;
+    // A launch gets 48 KiB of shared memory unless the kernel opts in to
+    // more, up to the device's per-block limit (227 KiB on an H100). The
+    // opt-in asks for the whole limit rather than this launch's size, so
+    // that workers launching the kernel with different tiles at once never
+    // lower it under each other.
     constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
     if (shared_bytes > kDefaultSharedLimit) {
-      throw std::invalid_argument("weft::cuda::kernel: the in_shared tiles need " +
-                                  std::to_string(shared_bytes) +
-                                  " bytes of shared memory per block, more than the 49152 a launch gets");
+      int limit = 0;
+      on_device.check(
+          cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, on_device.device()),
+          "cudaDeviceGetAttribute (shared memory per block)");
+      if (shared_bytes > static_cast<std::size_t>(limit)) {
+        throw std::invalid_argument(
+            "weft::cuda::kernel: the in_shared tiles need " + std::to_string(shared_bytes) +
+            " bytes of shared memory per block, more than "
+            "the " +
+            std::to_string(limit) + " a block can have on device " + std::to_string(on_device.device()) +
+            " (use less padding, or stage fewer tensors in shared memory)");
+      }
+      on_device.check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+                      "cudaFuncSetAttribute (shared memory per block)");
     }
     if (extent_is_empty(extent)) return;
     std::size_t tiles = 1;
@@ -250,9 +268,7 @@ struct Kernel {
     const dim3 threads(detail::tile_cells<D>(0), D > 1 ? detail::tile_cells<D>(1) : 1,
                        D > 2 ? detail::tile_cells<D>(2) : 1);
     const dim3 grid(static_cast<unsigned>(std::min<std::size_t>(tiles, 1u << 20)));
-    const detail::StreamDevice on_device("weft::cuda::kernel (in_shared)", stream);
-    detail::staged_block_kernel<F, Tuple, D, K...>
-        <<<grid, threads, shared_bytes, stream>>>(f, arguments, extent, staging, order);
+    kernel<<<grid, threads, shared_bytes, stream>>>(f, arguments, extent, staging, order);
     on_device.check(cudaGetLastError(), "staged_block_kernel<<<>>>");
   }
 
