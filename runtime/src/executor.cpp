@@ -15,6 +15,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <weft/runtime/topology.hpp>
 
@@ -233,7 +234,15 @@ bool Executor::run_one(WorkerContext& worker) {
 
 void Executor::execute(WorkerContext& worker, Job* job) {
   try {
-    job->invoke(*job, worker);
+    // A job may hand back one it popped and did not run (run_next()): the
+    // job find_job() would have returned next.
+    ++worker.depth_;
+    do {
+      job->invoke(*job, worker);
+      worker.jobs_run_.add();
+      job = std::exchange(worker.next_job_, nullptr);
+    } while (job != nullptr);
+    --worker.depth_;
   } catch (const std::exception& e) {
     // Job implementations capture their own exceptions (TaskGroup, work
     // graphs, tasks); one escaping here is a bug in a job type.
@@ -244,7 +253,6 @@ void Executor::execute(WorkerContext& worker, Job* job) {
     std::fprintf(stderr, "weft: a job's invoke function threw; jobs must capture their exceptions\n");
     std::terminate();
   }
-  worker.jobs_run_.add();
 }
 
 Job* Executor::find_job(WorkerContext& w) {

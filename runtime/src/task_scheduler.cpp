@@ -10,16 +10,8 @@
 namespace weft {
 namespace detail {
 
-void release(TaskHeader* task) noexcept {
-  // acquire: if ours is the only reference, nobody else can add or drop one,
-  // so no read-modify-write is needed; acq_rel otherwise: the last owner
-  // must see every other owner's writes (the result, the error) before
-  // tearing the block down.
-  if (task->refs.load(std::memory_order_acquire) != 1 &&
-      task->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) {
-    return;
-  }
-  if (task->ops != nullptr) task->ops->destroy_result(*task);
+void destroy(TaskHeader* task) noexcept {
+  if (task->ops != nullptr && task->ops->destroy_result != nullptr) task->ops->destroy_result(*task);
   SchedulerCore* core = task->core;
   const std::uint32_t size = task->block_size;
   task->~TaskHeader();
@@ -118,7 +110,7 @@ void* SchedulerCore::allocate_from_pool(std::size_t bytes) noexcept {
   return memory;
 }
 
-void SchedulerCore::free_block(void* block, std::size_t bytes) noexcept {
+void SchedulerCore::free_block_slowly(void* block, std::size_t bytes) noexcept {
   if (track_memory_.load(std::memory_order_relaxed)) live_blocks_.fetch_sub(1, std::memory_order_relaxed);
   if (BlockCache* cache = local_cache()) {
     const std::size_t c = size_class(bytes);
@@ -159,22 +151,11 @@ void SchedulerCore::flush_caches() noexcept {
   }
 }
 
-void SchedulerCore::count(WorkerContext* worker, std::int32_t delta) noexcept {
-  if (worker == nullptr) {
-    // Threads outside the pool share a shard; a spawn bumps version and
-    // count together. seq_cst orders it like the workers' release stores.
-    external_.word.fetch_add((std::uint64_t{1} << 32) + static_cast<std::uint32_t>(delta),
-                             std::memory_order_seq_cst);
-    return;
-  }
-  std::atomic<std::uint64_t>& word = shards_[static_cast<std::size_t>(worker->index())].word;
-  const std::uint64_t old = word.load(std::memory_order_relaxed);  // we are its only writer
-  const std::uint64_t version = (old >> 32) + 1;
-  const std::uint32_t net = static_cast<std::uint32_t>(old) + static_cast<std::uint32_t>(delta);
-  // release: pairs with the acquire reads in read_counts(); whoever sees
-  // this count also sees the task's effects (and, for a completion, its
-  // spawn's count, which happened before it).
-  word.store((version << 32) | net, std::memory_order_release);
+void SchedulerCore::count_external(std::int32_t delta) noexcept {
+  // Threads outside the pool share a shard; a spawn bumps version and count
+  // together. seq_cst orders it like the workers' release stores.
+  external_.word.fetch_add((std::uint64_t{1} << 32) + static_cast<std::uint32_t>(delta),
+                           std::memory_order_seq_cst);
 }
 
 void SchedulerCore::read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept {
@@ -203,12 +184,6 @@ std::int64_t SchedulerCore::active_tasks() const noexcept {
   std::uint64_t versions = 0;
   read_counts(sum, versions);
   return static_cast<std::int32_t>(sum);
-}
-
-void SchedulerCore::spawn(TaskHeader* task, TaskHeader* dependence) {
-  WorkerContext* worker = calling_worker();
-  count(worker, +1);
-  schedule(task, dependence, worker);
 }
 
 void SchedulerCore::schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker) {
@@ -291,7 +266,7 @@ TaskHeader* SchedulerCore::make_event() noexcept {
 }
 
 void SchedulerCore::complete_event(TaskHeader* event, std::exception_ptr error) {
-  complete(event, std::move(error), calling_worker());
+  complete(event, error ? &error : nullptr, calling_worker());
 }
 
 void SchedulerCore::start_when_all(TaskHeader* entity) { advance_when_all(entity, calling_worker()); }
@@ -308,7 +283,8 @@ void SchedulerCore::advance_when_all(TaskHeader* entity, WorkerContext* worker) 
     }
     if (dep->is_complete()) {
       if (dep->error) {
-        complete(entity, dep->error, worker);
+        std::exception_ptr error = dep->error;
+        complete(entity, &error, worker);
         return;
       }
       ++entity->scan;
@@ -339,19 +315,38 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
   BlockCache& cache = core.caches_[static_cast<std::size_t>(worker.index())];
   const bool owns_cache = !cache.busy.exchange(true, std::memory_order_acquire);
   const RunningTask outer = tls_running;
-  // One task, then the continuations its completion made ready (see became_ready).
-  while (task != nullptr) {
+  // A CPU worker goes on with the next job of its own deques when that is
+  // one of this scheduler's tasks: the job its loop would take next anyway,
+  // without giving the cache back and taking it again.
+  const bool chain = worker.domain() == Domain::Cpu;
+  // One task, then the continuations its completion made ready (see
+  // became_ready), then the tasks this worker pops next.
+  while (true) {
     tls_running = RunningTask{task, &worker, owns_cache ? &cache : nullptr, false, nullptr};
     TaskHeader* respawn_dependence = nullptr;
     const bool completed = core.run(task, worker, respawn_dependence);
     TaskHeader* next = tls_running.next;
+    // Which job follows. Taken before this task is counted complete or
+    // rescheduled: from then on another worker may complete everything,
+    // wait() return and the scheduler (and the cache) go away, unless this
+    // worker holds another incomplete task of the scheduler, which keeps it.
+    // A respawned task waiting for an incomplete dependence is not ready, so
+    // popping first changes no order; one that is ready at once is pushed
+    // first (it may be the most urgent), and the worker loop pops after it.
+    Job* popped = nullptr;
+    if (next == nullptr && chain &&
+        (completed || (respawn_dependence != nullptr && !respawn_dependence->is_complete()))) {
+      popped = worker.pop_local();
+      if (popped != nullptr && popped->invoke == &SchedulerCore::invoke &&
+          static_cast<TaskHeader*>(popped)->core == &core) {
+        next = static_cast<TaskHeader*>(popped);
+        popped = nullptr;
+        worker.count_job_run();
+      }
+    }
     if (next == nullptr) {
       tls_running = outer;
       // release: pairs with the acquire exchange of the cache's next user.
-      // Before the task is rescheduled or counted: from then on another
-      // worker may complete it, wait() return and the scheduler (and the
-      // cache) go away. While a continuation is pending the scheduler has
-      // an incomplete task, so it stays.
       if (owns_cache) cache.busy.store(false, std::memory_order_release);
     }
     if (completed) {
@@ -360,48 +355,70 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
     } else {
       core.schedule(task, respawn_dependence, &worker);
     }
+    if (next == nullptr) {
+      // Not one of this scheduler's tasks: the worker runs it next.
+      if (popped != nullptr) worker.run_next(popped);
+      return;
+    }
     task = next;
   }
 }
 
 bool SchedulerCore::run(TaskHeader* task, WorkerContext& worker, TaskHeader*& respawn_dependence) {
-  std::exception_ptr error;
-  if (TaskHeader* dep = std::exchange(task->dependence, nullptr)) {
+  if (TaskHeader* dep = task->dependence) {
+    task->dependence = nullptr;
     // The dependence is complete (that is how we got here); a failure
     // propagates without running this task.
-    if (dep->error) error = dep->error;
+    if (dep->error) [[unlikely]] {
+      std::exception_ptr error = dep->error;
+      release(dep);
+      return fail(task, std::move(error), worker);
+    }
     release(dep);
   }
-  if (!error && task->cancel_requested.load(std::memory_order_relaxed)) {
-    error = std::make_exception_ptr(Cancelled("the task was cancelled before it ran"));
+  if (task->cancel_requested.load(std::memory_order_relaxed)) [[unlikely]] {
+    return fail(task, std::make_exception_ptr(Cancelled("the task was cancelled before it ran")), worker);
   }
-  if (!error) {
-    task->state.store(TaskState::Executing, std::memory_order_relaxed);
-    task->respawn_requested = false;
-    TaskMember member(worker);
-    const bool traced = worker.tracing();
-    const std::int64_t start = traced ? worker.trace_clock() : 0;
-    try {
+  task->state.store(TaskState::Executing, std::memory_order_relaxed);
+  task->respawn_requested = false;
+  TaskMember member(worker);
+  try {
+    if (worker.tracing()) [[unlikely]] {
+      const std::int64_t start = worker.trace_clock();
+      try {
+        task->ops->execute(*task, member);
+      } catch (...) {
+        worker.trace("task", task->domain, start);
+        throw;
+      }
+      worker.trace("task", task->domain, start);
+    } else {
       task->ops->execute(*task, member);
-    } catch (...) {
-      error = std::current_exception();
     }
-    if (traced) worker.trace("task", task->domain, start);
-    if (!error && task->respawn_requested) {
-      task->priority = task->respawn_priority;
-      task->state.store(TaskState::Waiting, std::memory_order_relaxed);
-      respawn_dependence = std::exchange(task->respawn_dependence, nullptr);
-      return false;
-    }
+  } catch (...) {
+    return fail(task, std::current_exception(), worker);
   }
-  if (TaskHeader* unused = std::exchange(task->respawn_dependence, nullptr)) release(unused);
+  if (task->respawn_requested) {
+    task->priority = task->respawn_priority;
+    task->state.store(TaskState::Waiting, std::memory_order_relaxed);
+    respawn_dependence = std::exchange(task->respawn_dependence, nullptr);
+    return false;
+  }
   tls_running.completing = true;
-  complete(task, std::move(error), &worker);
+  complete(task, nullptr, &worker);
   tls_running.completing = false;
   return true;
 }
 
-void SchedulerCore::complete(TaskHeader* task, std::exception_ptr error, WorkerContext* worker) {
+bool SchedulerCore::fail(TaskHeader* task, std::exception_ptr error, WorkerContext& worker) {
+  if (TaskHeader* unused = std::exchange(task->respawn_dependence, nullptr)) release(unused);
+  tls_running.completing = true;
+  complete(task, &error, &worker);
+  tls_running.completing = false;
+  return true;
+}
+
+void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, WorkerContext* worker) {
   const bool is_task = task->kind == TaskKind::Single || task->kind == TaskKind::Team;
   if (is_task) {
     // The functor's job is done; it may hold futures and schedulers.
@@ -412,9 +429,9 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr error, WorkerC
       if (deps[i] != nullptr) release(std::exchange(deps[i], nullptr));
     }
   }
-  if (error) {
-    if (is_task) record_error(error);
-    task->error = std::move(error);
+  if (error != nullptr && *error) [[unlikely]] {
+    if (is_task) record_error(*error);
+    task->error = std::move(*error);
   }
   // release: the result and error are visible to anyone who sees Complete.
   task->state.store(TaskState::Complete, std::memory_order_release);

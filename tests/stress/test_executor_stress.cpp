@@ -1,11 +1,14 @@
 // The Executor under load: a million tiny jobs, jobs spawning jobs, external
 // submission from several threads at once, and random work-DAGs.
+#include <weft/memory/memory_pool.hpp>
 #include <weft/runtime/task_group.hpp>
+#include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -79,6 +82,69 @@ TEST_CASE("Executor.stress.bursts_after_sleep.2threads") {
     if (b % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   CHECK(count.load() == 3L * bursts);
+}
+
+namespace {
+
+// Waits until `flag` is set, or gives up after a deadline far beyond any
+// healthy wait (seconds against microseconds): a lost wake-up then fails
+// the test instead of hanging it. Returns whether the flag was set.
+bool spin_until_set(const std::atomic<bool>& flag) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!flag.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Executor.stress.push_from_a_worker_wakes_a_sleeping_worker.2threads") {
+  // Each round starts with both workers asleep. One wakes for a job that
+  // pushes a second job onto its own deque and then waits for that one to
+  // have run: only the other worker can run it, so the push must wake it.
+  // A lost wake-up leaves the first job waiting until its deadline.
+  weft::Executor executor(weft::test::cpu_only(2));
+  const weft::MemoryPool<weft::HostSpace> pool(weft::HostSpace{}, std::size_t{1} << 20);
+  const weft::TaskScheduler sched(executor, pool);
+  const int rounds = weft::test::under_tsan ? 30 : 150;
+  std::atomic<int> timeouts{0};
+  for (int round = 0; round < rounds; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the workers go to sleep
+    std::atomic<bool> second_ran{false};
+    if (round % 2 == 0) {
+      // Through the Executor (TaskGroup).
+      weft::TaskGroup group(executor);
+      group.run([&] {
+        group.run([&] { second_ran.store(true, std::memory_order_release); });
+        if (!spin_until_set(second_ran)) timeouts.fetch_add(1);
+      });
+      group.wait();
+    } else {
+      // Through the task-DAG (a spawn from inside a task).
+      struct Second {
+        std::atomic<bool>* ran;
+        void operator()(weft::TaskMember&) const { ran->store(true, std::memory_order_release); }
+      };
+      struct First {
+        weft::TaskScheduler sched;
+        std::atomic<bool>* ran;
+        std::atomic<int>* timeouts;
+        void operator()(weft::TaskMember&) const {
+          const weft::Future<> second = weft::task_spawn(weft::TaskSingle(sched), Second{ran});
+          if (second.is_null() || !spin_until_set(*ran)) timeouts->fetch_add(1);
+        }
+      };
+      const weft::Future<> first =
+          weft::host_spawn(weft::TaskSingle(sched), First{sched, &second_ran, &timeouts});
+      REQUIRE_FALSE(first.is_null());
+      weft::wait(sched);
+    }
+    CHECK(second_ran.load());
+    if (timeouts.load() != 0) break;  // one lost wake-up is enough; don't wait out every round
+  }
+  CHECK(timeouts.load() == 0);
 }
 
 TEST_CASE("WorkGraph.stress.random_dags.2-3threads") {

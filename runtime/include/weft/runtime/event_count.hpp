@@ -12,10 +12,16 @@
 //
 // Why no wake-up is lost: the consumer announces itself (waiters_ RMW) before
 // re-checking the queue; the producer publishes its item before reading
-// waiters_. Both sides separate the store from the later load with a seq_cst
-// fence, so at least one of them sees the other: either the consumer finds
-// the item, or the producer sees a waiter and bumps epoch_, which makes
-// commit_wait() return (epoch_ no longer equals the key).
+// waiters_. Both sides separate the store from the later load with a
+// store-load fence, so at least one of them sees the other: either the
+// consumer finds the item, or the producer sees a waiter and bumps epoch_,
+// which makes commit_wait() return (epoch_ no longer equals the key).
+//
+// The fences are asymmetric where the kernel allows (fence.hpp): producers
+// notify on every push, consumers prepare to sleep rarely, so the consumer
+// pays a membarrier system call and a producer only a compiler barrier and
+// a load. Elsewhere (and under ThreadSanitizer) both sides pay a seq_cst
+// fence (or a seq_cst read-modify-write).
 #pragma once
 
 #include <atomic>
@@ -29,12 +35,20 @@ class EventCount {
  public:
   using Key = std::uint32_t;
 
+  EventCount() noexcept : asymmetric_(enable_heavy_fence()) {}
+  EventCount(const EventCount&) = delete;
+  EventCount& operator=(const EventCount&) = delete;
+
   Key prepare_wait() noexcept {
     waiters_.fetch_add(1, std::memory_order_seq_cst);
-    // seq_cst fence: pairs with the fence in notify(); orders our announcement
-    // before the caller's re-check of its queues. (Under TSan the seq_cst
+    // Pairs with the fence in notify(); orders our announcement before the
+    // caller's re-check of its queues. (Under TSan the seq_cst
     // read-modify-write above, a full barrier in hardware, stands alone.)
-    store_load_fence();
+    if (asymmetric_) {
+      heavy_fence();
+    } else {
+      store_load_fence();
+    }
     return epoch_.load(std::memory_order_acquire);
   }
 
@@ -48,17 +62,34 @@ class EventCount {
   }
 
   // Wake one sleeping consumer, if any. Call after publishing the work.
-  void notify_one() noexcept { notify(false); }
-  void notify_all() noexcept { notify(true); }
+  void notify_one() noexcept {
+    publish_fence();
+    notify(false);
+  }
+  void notify_all() noexcept {
+    publish_fence();
+    notify(true);
+  }
+
+  // For a producer choosing among several event counts by their waiters():
+  // publish_fence() once, after publishing the work and before reading any
+  // waiters(), then notify_one_fenced() on the one it picked.
+  void publish_fence() const noexcept {
+    // Pairs with the fence in prepare_wait(); orders the caller's
+    // publication of work before our read of waiters_.
+    if (asymmetric_) {
+      light_fence();
+    } else {
+      store_load_fence();
+    }
+  }
+  void notify_one_fenced() noexcept { notify(false); }
 
   // Consumers that have announced themselves and not yet left (a snapshot).
   std::uint32_t waiters() const noexcept { return waiters_.load(std::memory_order_relaxed); }
 
  private:
   void notify(bool all) noexcept {
-    // seq_cst fence: pairs with the fence in prepare_wait(); orders the
-    // caller's publication of work before our read of waiters_.
-    store_load_fence();
     // Under TSan, without the fence, a seq_cst read-modify-write reads the
     // count instead: like the fence it keeps the caller's earlier store from
     // being reordered after this read.
@@ -74,6 +105,7 @@ class EventCount {
     }
   }
 
+  const bool asymmetric_;  // heavy_fence() in prepare_wait(), light_fence() in notify()
   alignas(64) std::atomic<std::uint32_t> waiters_{0};
   alignas(64) std::atomic<Key> epoch_{0};
 };

@@ -57,6 +57,20 @@ class WorkerContext {
   // submission queue.
   void push(Job* job, Domain domain = Domain::Cpu, TaskPriority priority = TaskPriority::Regular);
 
+  // For jobs that go on to run what the worker would run next themselves
+  // (the task-DAG, which so skips a return to the worker loop per task): the
+  // job a CPU-priority worker would take next, popped from its own deques
+  // (the most urgent, newest first), or null when they are empty. A caller
+  // that runs it itself calls count_job_run(); one that does not hands it
+  // back with run_next(), and the worker runs it as soon as the current job
+  // returns, before it looks anywhere else. Not for GPU-priority workers
+  // (they look at their GPU work first). Null as well inside a job run by a
+  // wait on this worker (Executor::run_one): such a wait checks its
+  // condition after every job.
+  Job* pop_local() noexcept;
+  void count_job_run() noexcept { jobs_run_.add(); }
+  void run_next(Job* job) noexcept { next_job_ = job; }
+
  private:
   friend class Executor;
   WorkerContext(Executor& ex, int index, Domain domain);
@@ -71,6 +85,8 @@ class WorkerContext {
   std::vector<int> victims_;                    // steal order (topological)
   std::uint64_t rng_state_;                     // random steal strategy
   int round_robin_cursor_;
+  Job* next_job_ = nullptr;    // see run_next()
+  int depth_ = 0;              // jobs running on this thread, one inside another's wait
   std::atomic<int> core_{-1};  // written by the worker when pinning fails, read by stats()
   OwnerCounter jobs_run_, steals_, failed_steals_, sleeps_;
   std::thread thread_;
@@ -215,9 +231,24 @@ inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) 
   }
 }
 
+inline Job* WorkerContext::pop_local() noexcept {
+  if (depth_ != 1) return nullptr;
+  for (ChaseLevDeque<Job*>& deque : cpu_deques_) {
+    // The owner's emptiness check is exact enough (see Executor::pop_own).
+    if (deque.empty_hint()) continue;
+    if (auto job = deque.pop()) return *job;
+  }
+  return nullptr;
+}
+
 inline void Executor::wake_for(Domain domain) noexcept {
+  // Costs a compiler barrier and two loads while nobody sleeps (see
+  // EventCount); the fence comes before reading either count's waiters.
+  // (Under TSan notify's read-modify-write is what orders, so it always runs.)
+  cpu_sleep_.publish_fence();
+  if (!kThreadSanitizer && cpu_sleep_.waiters() == 0 && gpu_sleep_.waiters() == 0) return;
   if (domain == Domain::Gpu) {
-    gpu_sleep_.notify_one();
+    gpu_sleep_.notify_one_fenced();
     return;
   }
   // CPU work wakes a sleeping CPU worker; the event count guarantees one
@@ -225,9 +256,9 @@ inline void Executor::wake_for(Domain domain) noexcept {
   // one instead (GPU workers run CPU jobs when they have no GPU work), and
   // always when there are no CPU workers at all.
   if (cpu_workers_ == 0 || (cpu_sleep_.waiters() == 0 && gpu_sleep_.waiters() != 0)) {
-    gpu_sleep_.notify_one();
+    gpu_sleep_.notify_one_fenced();
   } else {
-    cpu_sleep_.notify_one();
+    cpu_sleep_.notify_one_fenced();
   }
 }
 

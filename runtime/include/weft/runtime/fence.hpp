@@ -36,4 +36,23 @@ inline void store_load_fence() noexcept {
   if constexpr (!kThreadSanitizer) std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
+// Asymmetric store-load fences, for a Dekker pair where one side runs very
+// often (a worker publishing work) and the other rarely (a worker about to
+// sleep). The frequent side writes `light_fence()`, which only stops the
+// compiler from moving its store after its load; the rare side writes
+// `heavy_fence()`, a membarrier(2) system call that makes every running
+// thread of the process execute a full barrier before it returns. Either
+// the light side's store and load both precede that barrier, and the heavy
+// side's later load sees the store, or the load follows it, and sees the
+// heavy side's earlier store: one of the two always sees the other, as with
+// a seq_cst fence on both sides.
+//
+// enable_heavy_fence() registers the process once and says whether the
+// kernel offers it (Linux 4.14 and later, when no seccomp filter refuses
+// it); where it does not, both sides must use store_load_fence() instead.
+// Never under ThreadSanitizer, which cannot see either fence.
+bool enable_heavy_fence() noexcept;
+void heavy_fence() noexcept;
+inline void light_fence() noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }
+
 }  // namespace weft

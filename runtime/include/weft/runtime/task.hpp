@@ -58,7 +58,7 @@ struct TaskHeader;
 struct TaskOps {
   void (*execute)(TaskHeader& task, TaskMember& member);  // calls the functor
   void (*destroy_functor)(TaskHeader& task) noexcept;     // at completion
-  void (*destroy_result)(TaskHeader& task) noexcept;      // when the last reference goes
+  void (*destroy_result)(TaskHeader& task) noexcept;  // when the last reference goes (null: nothing to do)
 };
 
 struct TaskHeader : Job {
@@ -115,8 +115,20 @@ inline TaskHeader* current_task() noexcept { return tls_running.task; }
 // A sentinel no task can have as an address: the waiters list is closed.
 inline TaskHeader* closed_list() noexcept { return reinterpret_cast<TaskHeader*>(std::uintptr_t{1}); }
 
+// Tears down a task whose last reference went; see release().
+void destroy(TaskHeader* task) noexcept;
+
 // Drops one reference; the last frees the block back to its pool.
-void release(TaskHeader* task) noexcept;
+inline void release(TaskHeader* task) noexcept {
+  // acquire: if ours is the only reference, nobody else can add or drop one,
+  // so no read-modify-write is needed; acq_rel otherwise: the last owner
+  // must see every other owner's writes (the result, the error) before
+  // tearing the block down.
+  if (task->refs.load(std::memory_order_acquire) == 1 ||
+      task->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    destroy(task);
+  }
+}
 
 // Blocks until `task` is complete (see Future::wait).
 void wait_for(const TaskHeader& task);

@@ -64,9 +64,12 @@
 //
 // Priorities: see TaskPriority (job.hpp) for the exact guarantee. A High
 // task made ready by a completion on a CPU worker runs next on that worker
-// without a trip through its deque (the order the deque would give). Domains: a
-// policy made with Domain::Gpu runs its task on a GPU-priority worker (host
-// virtual devices on machines without a GPU).
+// without a trip through its deque (the order the deque would give). A CPU
+// worker that finishes a task and pops another task of the same scheduler
+// from its own deques (the job its loop would take next) runs it without
+// returning to its loop. Domains: a policy made with Domain::Gpu runs its
+// task on a GPU-priority worker (host virtual devices on machines without a
+// GPU).
 #pragma once
 
 #include <atomic>
@@ -133,11 +136,29 @@ class SchedulerCore {
   }
   // Gives back a block from allocate(bytes): to the worker's cache inside
   // one of this scheduler's tasks, else to the pool.
-  void free_block(void* block, std::size_t bytes) noexcept;
+  void free_block(void* block, std::size_t bytes) noexcept {
+    if (BlockCache* cache = local_cache();
+        cache != nullptr && !track_memory_.load(std::memory_order_relaxed)) {
+      const std::size_t c = size_class(bytes);
+      if (c < BlockCache::kSizes && cache->count[c] < cache_limit_[c]) {
+        cache->blocks[c][cache->count[c]++] = block;
+        return;
+      }
+    }
+    free_block_slowly(block, bytes);
+  }
 
   // Enqueues a freshly spawned task on `dependence` (a reference the task now
   // owns; null for none). Counts it as incomplete until it completes.
-  void spawn(TaskHeader* task, TaskHeader* dependence);
+  void spawn(TaskHeader* task, TaskHeader* dependence) {
+    WorkerContext* worker = calling_worker();
+    count(worker, +1);
+    if (dependence == nullptr && worker != nullptr) {
+      worker->push(task, task->domain, task->priority);
+      return;
+    }
+    schedule(task, dependence, worker);
+  }
 
   // True when every spawned task has completed (see the counting below).
   bool all_complete() const noexcept;
@@ -190,7 +211,21 @@ class SchedulerCore {
   struct alignas(64) Shard {
     std::atomic<std::uint64_t> word{0};
   };
-  void count(WorkerContext* worker, std::int32_t delta) noexcept;
+  void count(WorkerContext* worker, std::int32_t delta) noexcept {
+    if (worker == nullptr) {
+      count_external(delta);
+      return;
+    }
+    std::atomic<std::uint64_t>& word = shards_[static_cast<std::size_t>(worker->index())].word;
+    const std::uint64_t old = word.load(std::memory_order_relaxed);  // we are its only writer
+    const std::uint64_t version = (old >> 32) + 1;
+    const std::uint32_t net = static_cast<std::uint32_t>(old) + static_cast<std::uint32_t>(delta);
+    // release: pairs with the acquire reads in read_counts(); whoever sees
+    // this count also sees the task's effects (and, for a completion, its
+    // spawn's count, which happened before it).
+    word.store((version << 32) | net, std::memory_order_release);
+  }
+  void count_external(std::int32_t delta) noexcept;
   void read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept;
 
   // The worker running the calling thread, if it is one of the executor's.
@@ -209,6 +244,7 @@ class SchedulerCore {
     if (bytes <= (std::size_t{1} << min_block_lg2_)) return 0;
     return static_cast<std::size_t>(std::bit_width(bytes - 1)) - min_block_lg2_;
   }
+  void free_block_slowly(void* block, std::size_t bytes) noexcept;
   void spill(BlockCache& cache, std::size_t size_class, std::uint32_t keep) noexcept;
   void* allocate_from_pool(std::size_t bytes) noexcept;
   void note_allocated() noexcept {
@@ -222,7 +258,11 @@ class SchedulerCore {
   bool run(TaskHeader* task, WorkerContext& worker, TaskHeader*& respawn_dependence);
   void push_ready(TaskHeader* task, WorkerContext* worker);
   void became_ready(TaskHeader* waiter, WorkerContext* worker);
-  void complete(TaskHeader* task, std::exception_ptr error, WorkerContext* worker);
+  // Completes `task` with `error`, which it did not run or which threw;
+  // returns true (completed), as run() does.
+  bool fail(TaskHeader* task, std::exception_ptr error, WorkerContext& worker);
+  // Completes `task`, with *error when that is not null (it is moved from).
+  void complete(TaskHeader* task, std::exception_ptr* error, WorkerContext* worker);
   void advance_when_all(TaskHeader* entity, WorkerContext* worker);
   void record_error(const std::exception_ptr& error) noexcept;
 
@@ -270,7 +310,9 @@ struct TaskBlock : TaskHeader {
   }
   static void destroy_functor(TaskHeader& task) noexcept { static_cast<TaskBlock&>(task).body.~F(); }
   static void destroy_result(TaskHeader& task) noexcept { static_cast<TaskBlock&>(task).value.~Result(); }
-  static constexpr TaskOps kOps{&execute, &destroy_functor, &destroy_result};
+  // Null destroy_result: nothing to call for a trivially destructible result.
+  static constexpr TaskOps kOps{&execute, &destroy_functor,
+                                std::is_trivially_destructible_v<Result> ? nullptr : &destroy_result};
 
   F body;        // the user's functor
   Result value;  // what operator() writes; Future<R>::get() reads
