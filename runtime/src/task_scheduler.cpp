@@ -470,7 +470,8 @@ void SchedulerCore::wait() {
 
 }  // namespace detail
 
-void TaskScheduler::request_respawn(const void* self, detail::TaskHeader* dependence, TaskPriority priority) {
+void TaskScheduler::request_respawn(const void* self, detail::TaskHeader* dependence, TaskPriority priority,
+                                    bool adopt) {
   detail::TaskHeader* task = detail::current_task();
   if (task == nullptr || task->functor != self) {
     throw std::logic_error("respawn: call it from inside the task's own operator(), passing `this`");
@@ -479,7 +480,7 @@ void TaskScheduler::request_respawn(const void* self, detail::TaskHeader* depend
     throw std::logic_error("respawn: requested twice in one execution of the task");
   task->respawn_requested = true;
   task->respawn_priority = priority;
-  if (dependence != nullptr) detail::retain(dependence);
+  if (dependence != nullptr && !adopt) detail::retain(dependence);
   task->respawn_dependence = dependence;
 }
 

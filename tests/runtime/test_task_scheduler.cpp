@@ -8,6 +8,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 #include "../executor_configs.hpp"
 
@@ -278,6 +279,55 @@ TEST_CASE("TaskScheduler.misuse_is_reported") {
   CHECK_THROWS_AS(weft::TaskSingle(null_scheduler), std::logic_error);
   CHECK(null_scheduler.memory() == nullptr);
   CHECK(sched.memory() == &pool);
+}
+
+TEST_CASE("TaskScheduler.respawn_can_take_over_the_dependence_future") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  sched.track_memory(true);
+  struct Child {
+    using value_type = int;
+    void operator()(weft::TaskMember&, int& out) const { out = 42; }
+  };
+  struct Parent {
+    using value_type = int;
+    weft::TaskScheduler sched;
+    weft::Future<int> child;
+    bool* moved_from_is_null;
+    bool* kept_after_a_refused_request;
+    void operator()(weft::TaskMember&, int& out) {
+      if (!child.is_null()) {
+        out = child.get() + 1;
+        return;
+      }
+      child = weft::task_spawn(weft::TaskSingle(sched), Child{});
+      weft::Future<int> dependence = child;
+      weft::TaskScheduler::respawn(this, std::move(dependence));
+      *moved_from_is_null = dependence.is_null();
+      // A second request is refused, and the future it was given keeps
+      // its reference.
+      weft::Future<int> again = child;
+      try {
+        weft::TaskScheduler::respawn(this, std::move(again));
+      } catch (const std::logic_error&) {
+        *kept_after_a_refused_request = again == child;
+      }
+    }
+  };
+  bool moved_from_is_null = false, kept = false;
+  {
+    weft::Future<int> f =
+        weft::host_spawn(weft::TaskSingle(sched), Parent{sched, {}, &moved_from_is_null, &kept});
+    REQUIRE_FALSE(f.is_null());
+    weft::wait(sched);
+    CHECK(f.get() == 43);
+  }
+  CHECK(moved_from_is_null);
+  CHECK(kept);
+  // Every block went back: the moved reference was neither lost nor
+  // released twice.
+  CHECK(sched.live_blocks() == 0);
 }
 
 TEST_CASE("TaskScheduler.gpu_domain_tasks_run_on_gpu_workers.virtual_devices") {

@@ -89,12 +89,12 @@ struct Fib {
     }
     fib[0] = weft::task_spawn(weft::TaskSingle(sched, Smaller), Fib{sched, {}, n - 2});
     fib[1] = weft::task_spawn(weft::TaskSingle(sched), Fib{sched, {}, n - 1});
-    const weft::Future<> both = sched.when_all(fib, 2);
+    weft::Future<> both = sched.when_all(fib, 2);
     // The pool ran out: fails this task, and wait(sched) rethrows it.
     if (fib[0].is_null() || fib[1].is_null() || both.is_null()) {
       throw std::runtime_error("the memory pool is exhausted (a spawn returned a null future)");
     }
-    weft::TaskScheduler::respawn(this, both, Smaller);
+    weft::TaskScheduler::respawn(this, std::move(both), Smaller);
   }
 };
 

@@ -116,6 +116,12 @@ struct FutureAccess {
   static Future<T> adopt(TaskHeader* task) noexcept {
     return Future<T>(task);
   }
+  // Leaves `f` null without dropping its reference, which the caller has
+  // passed on.
+  template <class T>
+  static void forget(Future<T>& f) noexcept {
+    f.task_ = nullptr;
+  }
 };
 }  // namespace detail
 

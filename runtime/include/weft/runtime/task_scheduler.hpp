@@ -372,11 +372,20 @@ class TaskScheduler {
   // once `dependence` is complete (or as soon as possible, given a scheduler).
   template <class F, class T>
   static void respawn(F* self, const Future<T>& dependence, TaskPriority priority = TaskPriority::Regular) {
-    request_respawn(self, detail::FutureAccess::task(dependence), priority);
+    request_respawn(self, detail::FutureAccess::task(dependence), priority, false);
+  }
+  // The same, taking over the future's reference (it is left null): one
+  // reference count increment and decrement fewer, as for
+  // `respawn(this, sched.when_all(...))` or `respawn(this, std::move(f))`.
+  // If the request throws, the future keeps its reference.
+  template <class F, class T>
+  static void respawn(F* self, Future<T>&& dependence, TaskPriority priority = TaskPriority::Regular) {
+    request_respawn(self, detail::FutureAccess::task(dependence), priority, true);
+    detail::FutureAccess::forget(dependence);
   }
   template <class F>
   static void respawn(F* self, const TaskScheduler&, TaskPriority priority = TaskPriority::Regular) {
-    request_respawn(self, nullptr, priority);
+    request_respawn(self, nullptr, priority, false);
   }
 
   // See SchedulerCore::track_memory.
@@ -401,7 +410,10 @@ class TaskScheduler {
     }
     return core;
   }
-  static void request_respawn(const void* self, detail::TaskHeader* dependence, TaskPriority priority);
+  // adopt: the caller's reference on `dependence` passes to the task
+  // (otherwise the task takes one of its own).
+  static void request_respawn(const void* self, detail::TaskHeader* dependence, TaskPriority priority,
+                              bool adopt);
   std::shared_ptr<detail::SchedulerCore> core_;
 };
 
