@@ -34,12 +34,17 @@ bool enable_heavy_fence() noexcept {
 }
 
 void heavy_fence() noexcept {
-  if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
-    // Registered and tested in enable_heavy_fence(); failing now would let a
-    // wake-up be lost, so stop rather than hang.
-    std::perror("weft: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed");
-    std::abort();
+  if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
+  // Registered and tested in enable_heavy_fence(), but the registration
+  // belongs to an address space: a child forked after it may not have it.
+  // Register again once.
+  if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
+      membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+    return;
   }
+  // Failing now would let a wake-up be lost, so stop rather than hang.
+  std::perror("weft: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed");
+  std::abort();
 }
 
 }  // namespace weft

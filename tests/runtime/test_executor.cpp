@@ -1,6 +1,7 @@
 // The Executor: worker domains, GPU-priority work on virtual devices, steal
 // strategies, task groups, exceptions, sleeping and waking, statistics.
 #include <weft/runtime/executor.hpp>
+#include <weft/runtime/fence.hpp>
 #include <weft/runtime/task_group.hpp>
 #include <weft/runtime/topology.hpp>
 
@@ -8,6 +9,8 @@
 
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -197,6 +200,42 @@ TEST_CASE("Executor.idle_workers_sleep_and_wake_for_new_work") {
   for (int i = 0; i < 1000; ++i) group.run([&] { count.fetch_add(1); });
   group.wait();
   CHECK(count.load() == 1000);
+}
+
+TEST_CASE("Executor.workers_sleep_and_wake_in_a_child_forked_after_an_executor_ran") {
+  // A worker going to sleep uses membarrier(2) where Linux offers it
+  // (fence.hpp); the kernel keeps that registration per address space, so a
+  // forked child must still be able to sleep and be woken. (Skipped under
+  // ThreadSanitizer, which neither uses membarrier nor supports threads
+  // started after a fork of a threaded process.)
+  if (weft::kThreadSanitizer) return;
+  {
+    weft::Executor parent_executor(weft::test::cpu_only(2));
+    weft::TaskGroup group(parent_executor);
+    group.run([] {});
+    group.wait();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // its workers sleep
+  }
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    alarm(20);  // a lost wake-up kills the child instead of hanging the test
+    weft::Executor executor(weft::test::cpu_only(2));
+    std::atomic<int> count{0};
+    for (int round = 0; round < 3; ++round) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both workers asleep
+      weft::TaskGroup group(executor);
+      for (int i = 0; i < 100; ++i) group.run([&] { count.fetch_add(1); });
+      group.wait();
+    }
+    unsigned long long sleeps = 0;
+    for (const weft::WorkerStats& s : executor.stats()) sleeps += s.sleeps;
+    _exit(count.load() == 300 && sleeps >= 2 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("Executor.wait_for_all_and_destructor_finish_outstanding_work") {
