@@ -186,24 +186,25 @@ std::int64_t SchedulerCore::active_tasks() const noexcept {
   return static_cast<std::int32_t>(sum);
 }
 
-void SchedulerCore::schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker) {
+bool SchedulerCore::schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker) {
   task->dependence = dependence;
   if (dependence == nullptr) {
     push_ready(task, worker);
-    return;
+    return true;
   }
   // Join the dependence's waiters unless it has completed (list closed).
   TaskHeader* head = dependence->waiters.load(std::memory_order_acquire);
   do {
     if (head == closed_list()) {
       push_ready(task, worker);
-      return;
+      return true;
     }
     task->next = head;
     // release: publishes task->next (and the task) to whoever drains the
     // list; acquire on failure: re-reads the current head.
   } while (!dependence->waiters.compare_exchange_weak(head, task, std::memory_order_release,
                                                       std::memory_order_acquire));
+  return false;
 }
 
 void SchedulerCore::push_ready(TaskHeader* task, WorkerContext* worker) {
@@ -334,14 +335,16 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
     // popping first changes no order; one that is ready at once is pushed
     // first (it may be the most urgent), and the worker loop pops after it.
     Job* popped = nullptr;
+    TaskPriority popped_from = TaskPriority::Regular;
+    bool chained = false;  // next is the popped job
     if (next == nullptr && chain &&
         (completed || (respawn_dependence != nullptr && !respawn_dependence->is_complete()))) {
-      popped = worker.pop_local();
+      popped = worker.pop_local(popped_from);
       if (popped != nullptr && popped->invoke == &SchedulerCore::invoke &&
           static_cast<TaskHeader*>(popped)->core == &core) {
         next = static_cast<TaskHeader*>(popped);
         popped = nullptr;
-        worker.count_job_run();
+        chained = true;
       }
     }
     if (next == nullptr) {
@@ -352,9 +355,22 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
     if (completed) {
       // Last: once counted, wait() may return and the scheduler and pool go away.
       core.count(&worker, -1);
-    } else {
-      core.schedule(task, respawn_dependence, &worker);
+    } else if (core.schedule(task, respawn_dependence, &worker) && (chained || popped != nullptr)) {
+      // The dependence completed after the check above, so the task went
+      // onto this worker's deque after the job taken from it: a High task
+      // would wait behind a Regular one. Put the job back (it was the newest
+      // of its deque) and let the worker loop choose. A chained job, an
+      // incomplete task of this scheduler held here, kept the scheduler and
+      // the cache alive until now; once it is back in the deque they may go.
+      Job* taken = chained ? static_cast<Job*>(next) : popped;
+      if (chained) {
+        tls_running = outer;
+        if (owns_cache) cache.busy.store(false, std::memory_order_release);
+      }
+      worker.push(taken, Domain::Cpu, popped_from);
+      return;
     }
+    if (chained) worker.count_job_run();
     if (next == nullptr) {
       // Not one of this scheduler's tasks: the worker runs it next.
       if (popped != nullptr) worker.run_next(popped);

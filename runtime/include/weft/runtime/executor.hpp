@@ -67,7 +67,9 @@ class WorkerContext {
   // (they look at their GPU work first). Null as well inside a job run by a
   // wait on this worker (Executor::run_one): such a wait checks its
   // condition after every job.
-  Job* pop_local() noexcept;
+  // `from` is set to the priority of the deque it came from, for a caller
+  // that has to push it back.
+  Job* pop_local(TaskPriority& from) noexcept;
   void count_job_run() noexcept { jobs_run_.add(); }
   void run_next(Job* job) noexcept { next_job_ = job; }
 
@@ -231,12 +233,15 @@ inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) 
   }
 }
 
-inline Job* WorkerContext::pop_local() noexcept {
+inline Job* WorkerContext::pop_local(TaskPriority& from) noexcept {
   if (depth_ != 1) return nullptr;
-  for (ChaseLevDeque<Job*>& deque : cpu_deques_) {
+  for (std::size_t p = 0; p < cpu_deques_.size(); ++p) {
     // The owner's emptiness check is exact enough (see Executor::pop_own).
-    if (deque.empty_hint()) continue;
-    if (auto job = deque.pop()) return *job;
+    if (cpu_deques_[p].empty_hint()) continue;
+    if (auto job = cpu_deques_[p].pop()) {
+      from = static_cast<TaskPriority>(p);
+      return *job;
+    }
   }
   return nullptr;
 }

@@ -252,7 +252,9 @@ class SchedulerCore {
   }
   void note_allocated_slowly() noexcept;
 
-  void schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker);
+  // Returns whether the task was pushed as ready (no dependence, or a
+  // complete one), rather than left waiting on the dependence.
+  bool schedule(TaskHeader* task, TaskHeader* dependence, WorkerContext* worker);
   // Runs `task` once: true when it completed, false when it asked to be
   // respawned (on `respawn_dependence`, which the caller schedules).
   bool run(TaskHeader* task, WorkerContext& worker, TaskHeader*& respawn_dependence);
