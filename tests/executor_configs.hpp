@@ -6,13 +6,7 @@
 namespace weft::test {
 
 // `workers` CPU workers and no GPU-priority workers.
-inline ExecutorConfig cpu_only(int workers) {
-  ExecutorConfig config;
-  config.cpu_workers = workers;
-  config.gpu_workers = 0;
-  config.use_cuda = false;
-  return config;
-}
+inline ExecutorConfig cpu_only(int workers) { return ExecutorConfig::cpu_only(workers); }
 
 // `cpu` CPU workers plus GPU-priority workers for `virtual_devices` host
 // virtual devices (none when it is 0): GPU-kind work without a GPU.

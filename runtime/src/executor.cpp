@@ -258,24 +258,13 @@ void Executor::execute(WorkerContext& worker, Job* job) {
 Job* Executor::find_job(WorkerContext& w) {
   Job* job = nullptr;
   if (w.gpu_deques_ != nullptr) {  // GPU-priority workers prefer GPU work
-    if ((job = pop_own(*w.gpu_deques_)) != nullptr) return job;
+    if ((job = WorkerContext::pop_most_urgent(*w.gpu_deques_)) != nullptr) return job;
     if (shared_->gpu_inbox.pop(job)) return job;
     if ((job = steal_from_others(w, Domain::Gpu)) != nullptr) return job;
   }
-  if ((job = pop_own(w.cpu_deques_)) != nullptr) return job;
+  if ((job = WorkerContext::pop_most_urgent(w.cpu_deques_)) != nullptr) return job;
   if (shared_->cpu_inbox.pop(job)) return job;
   return steal_from_others(w, Domain::Cpu);
-}
-
-Job* Executor::pop_own(WorkerContext::PriorityDeques& deques) {
-  for (ChaseLevDeque<Job*>& deque : deques) {
-    // The owner's emptiness check is exact enough: bottom is its own, and a
-    // stale top only makes the deque look fuller. Skipping empty deques
-    // saves pop()'s fence.
-    if (deque.empty_hint()) continue;
-    if (auto job = deque.pop()) return *job;
-  }
-  return nullptr;
 }
 
 int Executor::next_victim(WorkerContext& w) {

@@ -21,14 +21,8 @@
 namespace weft::bench {
 
 // An executor of `threads` CPU workers and nothing else: what every CPU
-// benchmark races against its baseline with (no GPU workers, no CUDA).
-inline ExecutorConfig cpu_only(int threads) {
-  ExecutorConfig cfg;
-  cfg.cpu_workers = threads;
-  cfg.gpu_workers = 0;
-  cfg.use_cuda = false;
-  return cfg;
-}
+// benchmark races against its baseline with.
+inline ExecutorConfig cpu_only(int threads) { return ExecutorConfig::cpu_only(threads); }
 
 struct Options {
   bool quick = false;   // small sizes: every benchmark runs in seconds (CI)

@@ -84,8 +84,11 @@ class WorkerContext {
   using PriorityDeques = std::array<ChaseLevDeque<Job*>, kTaskPriorities>;
   PriorityDeques cpu_deques_;
   std::unique_ptr<PriorityDeques> gpu_deques_;  // GPU-priority workers only
-  std::vector<int> victims_;                    // steal order (topological)
-  std::uint64_t rng_state_;                     // random steal strategy
+  // The owner's pop of the most urgent job of its deques (newest first), or
+  // null; sets *from, if given, to the priority of the deque it came from.
+  static Job* pop_most_urgent(PriorityDeques& deques, TaskPriority* from = nullptr) noexcept;
+  std::vector<int> victims_;  // steal order (topological)
+  std::uint64_t rng_state_;   // random steal strategy
   int round_robin_cursor_;
   Job* next_job_ = nullptr;    // see run_next()
   int depth_ = 0;              // jobs running on this thread, one inside another's wait
@@ -182,7 +185,6 @@ class Executor {
 
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
-  Job* pop_own(WorkerContext::PriorityDeques& deques);
   void submit_to_inbox(Job* job, Domain domain);
   Job* steal_from_others(WorkerContext& worker, Domain domain);
   int next_victim(WorkerContext& worker);
@@ -233,17 +235,22 @@ inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) 
   }
 }
 
-inline Job* WorkerContext::pop_local(TaskPriority& from) noexcept {
-  if (depth_ != 1) return nullptr;
-  for (std::size_t p = 0; p < cpu_deques_.size(); ++p) {
-    // The owner's emptiness check is exact enough (see Executor::pop_own).
-    if (cpu_deques_[p].empty_hint()) continue;
-    if (auto job = cpu_deques_[p].pop()) {
-      from = static_cast<TaskPriority>(p);
+inline Job* WorkerContext::pop_most_urgent(PriorityDeques& deques, TaskPriority* from) noexcept {
+  for (std::size_t p = 0; p < deques.size(); ++p) {
+    // The owner's emptiness check is exact enough: bottom is its own, and a
+    // stale top only makes the deque look fuller. Skipping empty deques
+    // saves pop()'s fence.
+    if (deques[p].empty_hint()) continue;
+    if (auto job = deques[p].pop()) {
+      if (from != nullptr) *from = static_cast<TaskPriority>(p);
       return *job;
     }
   }
   return nullptr;
+}
+
+inline Job* WorkerContext::pop_local(TaskPriority& from) noexcept {
+  return depth_ == 1 ? pop_most_urgent(cpu_deques_, &from) : nullptr;
 }
 
 inline void Executor::wake_for(Domain domain) noexcept {

@@ -41,6 +41,16 @@ struct ExecutorConfig {
   // Victims tried per round before a worker goes back to its own deques and,
   // after a few empty rounds, to sleep. automatic: twice the worker count.
   int steal_attempts = automatic;
+
+  // `workers` CPU workers and nothing else: no GPU-priority workers, no
+  // CUDA (what tests and CPU benchmarks race against their baselines with).
+  static ExecutorConfig cpu_only(int workers) {
+    ExecutorConfig config;
+    config.cpu_workers = workers;
+    config.gpu_workers = 0;
+    config.use_cuda = false;
+    return config;
+  }
 };
 
 }  // namespace weft

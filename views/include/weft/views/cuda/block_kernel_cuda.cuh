@@ -22,6 +22,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -243,8 +244,10 @@ struct Kernel {
     // more, up to the device's per-block limit (227 KiB on an H100). The
     // opt-in asks for the whole limit rather than this launch's size, so
     // that workers launching the kernel with different tiles at once never
-    // lower it under each other.
+    // lower it under each other, and once per device (`opted_in`, a bit per
+    // device), not on every launch.
     constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+    static std::atomic<std::uint64_t> opted_in{0};
     if (shared_bytes > kDefaultSharedLimit) {
       int limit = 0;
       on_device.check(
@@ -253,13 +256,16 @@ struct Kernel {
       if (shared_bytes > static_cast<std::size_t>(limit)) {
         throw std::invalid_argument(
             "weft::cuda::kernel: the in_shared tiles need " + std::to_string(shared_bytes) +
-            " bytes of shared memory per block, more than "
-            "the " +
-            std::to_string(limit) + " a block can have on device " + std::to_string(on_device.device()) +
+            " bytes of shared memory per block, more than the " + std::to_string(limit) +
+            " a block can have on device " + std::to_string(on_device.device()) +
             " (use less padding, or stage fewer tensors in shared memory)");
       }
-      on_device.check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
-                      "cudaFuncSetAttribute (shared memory per block)");
+      const std::uint64_t bit = on_device.device() < 64 ? std::uint64_t{1} << on_device.device() : 0;
+      if (bit == 0 || (opted_in.load(std::memory_order_relaxed) & bit) == 0) {
+        on_device.check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, limit),
+                        "cudaFuncSetAttribute (shared memory per block)");
+        opted_in.fetch_or(bit, std::memory_order_relaxed);
+      }
     }
     if (extent_is_empty(extent)) return;
     std::size_t tiles = 1;

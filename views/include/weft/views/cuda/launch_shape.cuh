@@ -26,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -71,6 +72,11 @@ struct LaunchShape {
   dim3 block;
   std::uint64_t blocks() const noexcept {
     return std::uint64_t{grid.x} * std::uint64_t{grid.y} * std::uint64_t{grid.z};
+  }
+  // Threads along each dimension: how many indices one launch reaches there.
+  std::array<std::uint64_t, 3> reach() const noexcept {
+    return {std::uint64_t{grid.x} * block.x, std::uint64_t{grid.y} * block.y,
+            std::uint64_t{grid.z} * block.z};
   }
 };
 
@@ -154,9 +160,7 @@ __device__ void call_covered_index(const IndexBox<Index, Rank>& box, const Call&
 // Whether `shape` has a thread for every index of `box`.
 template <class Index, int Rank>
 bool covers(const LaunchShape& shape, const IndexBox<Index, Rank>& box) {
-  const std::uint64_t reach[3] = {std::uint64_t{shape.grid.x} * shape.block.x,
-                                  std::uint64_t{shape.grid.y} * shape.block.y,
-                                  std::uint64_t{shape.grid.z} * shape.block.z};
+  const std::array<std::uint64_t, 3> reach = shape.reach();
   for (int d = 0; d < Rank; ++d)
     if (reach[d] < box.extent[d]) return false;
   return true;
@@ -173,9 +177,7 @@ void for_each_covered_box(const IndexBox<Index, Rank>& box, const LaunchOne& lau
     return;
   }
   // Slices as large as the whole box's shape reaches, in every dimension.
-  const std::uint64_t reach[3] = {std::uint64_t{whole.grid.x} * whole.block.x,
-                                  std::uint64_t{whole.grid.y} * whole.block.y,
-                                  std::uint64_t{whole.grid.z} * whole.block.z};
+  const std::array<std::uint64_t, 3> reach = whole.reach();
   IndexBox<Index, Rank> slice = box;
   const auto slices = [&](const auto& self, int d) -> void {
     if (d < 0) {
