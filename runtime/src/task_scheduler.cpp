@@ -193,17 +193,23 @@ bool SchedulerCore::schedule(TaskHeader* task, TaskHeader* dependence, WorkerCon
     return true;
   }
   // Join the dependence's waiters unless it has completed (list closed).
-  TaskHeader* head = dependence->waiters.load(std::memory_order_acquire);
-  do {
-    if (head == closed_list()) {
-      push_ready(task, worker);
+  if (join_waiters(*dependence, task->wait_node)) return false;
+  push_ready(task, worker);
+  return true;
+}
+
+bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept {
+  WaitNode* head = dependence.waiters.load(std::memory_order_acquire);
+  while (head != closed_list()) {
+    node.next = head;
+    // release: publishes the node (and its waiter) to whoever drains the
+    // list; acquire on failure: re-reads the current head.
+    if (dependence.waiters.compare_exchange_weak(head, &node, std::memory_order_release,
+                                                 std::memory_order_acquire)) {
       return true;
     }
-    task->next = head;
-    // release: publishes task->next (and the task) to whoever drains the
-    // list; acquire on failure: re-reads the current head.
-  } while (!dependence->waiters.compare_exchange_weak(head, task, std::memory_order_release,
-                                                      std::memory_order_acquire));
+  }
+  // acquire: seeing the list closed makes the dependence's error visible.
   return false;
 }
 
@@ -216,10 +222,6 @@ void SchedulerCore::push_ready(TaskHeader* task, WorkerContext* worker) {
 }
 
 void SchedulerCore::became_ready(TaskHeader* waiter, WorkerContext* worker) {
-  if (waiter->kind == TaskKind::WhenAll) {
-    advance_when_all(waiter, worker);
-    return;
-  }
   // A continuation: a task that waited for the one this worker is completing
   // (a respawned parent, say). When it is a High-priority CPU task, this
   // worker runs it right after, in the same invoke(), instead of pushing it
@@ -240,19 +242,65 @@ void SchedulerCore::became_ready(TaskHeader* waiter, WorkerContext* worker) {
   push_ready(waiter, worker);
 }
 
+// ---- when-all ---------------------------------------------------------------
+//
+// A when-all entity counts its dependences down in `pending`. It has one
+// wait node per dependence and joins every dependence's list of waiters at
+// once, when it is made; a dependence that completes counts it down, and the
+// one that brings the count to zero completes it. It holds no reference to
+// its dependences: it touches a dependence only while joining its list (the
+// caller's future keeps it alive then) and while that dependence completes
+// and drains the list (the scheduler's reference keeps it alive then). So a
+// when-all over n incomplete tasks costs n joins and at most n - 1 counter
+// updates, the last dependence finding the count at one.
+//
+// Errors: a failed dependence claims the entity's error with the
+// kWhenAllFailed bit (the first to claim it writes `error`, then counts
+// down); the entity completes with that error once every dependence has
+// completed, and its dependents complete with it without running.
+
 TaskHeader* SchedulerCore::allocate_when_all(std::size_t count) noexcept {
-  const std::size_t bytes = sizeof(TaskHeader) + count * sizeof(TaskHeader*);
+  if (count >= TaskHeader::kWhenAllFailed) return nullptr;  // the count needs the bit
+  const std::size_t bytes = sizeof(TaskHeader) + count * sizeof(WaitNode);
   void* memory = allocate(bytes);
   if (memory == nullptr) return nullptr;
-  // A when-all is never executed as a job: it advances when a dependence completes.
+  // A when-all is never executed as a job: the last dependence completes it.
   auto* entity = ::new (memory) TaskHeader(nullptr);
   entity->core = this;
   entity->kind = TaskKind::WhenAll;
   entity->block_size = static_cast<std::uint32_t>(bytes);
-  entity->dependence_count = static_cast<std::uint32_t>(count);
+  WaitNode* nodes = entity->when_all_nodes();
+  for (std::size_t i = 0; i < count; ++i) ::new (nodes + i) WaitNode{nullptr, entity};
+  entity->pending.store(static_cast<std::uint32_t>(count), std::memory_order_relaxed);
   // The future returned, and the scheduler's until the entity completes.
   entity->refs.store(2, std::memory_order_relaxed);
   return entity;
+}
+
+void SchedulerCore::add_to_when_all(TaskHeader* entity, std::size_t i, TaskHeader* dependence) {
+  if (dependence == nullptr) {
+    when_all_dependence_done(entity, nullptr, calling_worker());
+  } else if (!join_waiters(*dependence, entity->when_all_nodes()[i])) {
+    // Complete already: count it now (the caller's future keeps it alive).
+    when_all_dependence_done(entity, dependence->error, calling_worker());
+  }  // else counted down when it completes
+}
+
+void SchedulerCore::when_all_dependence_done(TaskHeader* entity, const std::exception_ptr& error,
+                                             WorkerContext* worker) {
+  constexpr std::uint32_t kFailed = TaskHeader::kWhenAllFailed;
+  if (error) [[unlikely]] {
+    // Claim first, write, then count down (release): whoever counts down
+    // last sees the error.
+    if ((entity->pending.fetch_or(kFailed, std::memory_order_acq_rel) & kFailed) == 0) entity->error = error;
+  }
+  // Each dependence counts down exactly once, so one that finds the count
+  // at one is the last and needs no read-modify-write (acquire: it sees
+  // every other dependence's count-down, and the error written before it).
+  if ((entity->pending.load(std::memory_order_acquire) & ~kFailed) == 1 ||
+      (entity->pending.fetch_sub(1, std::memory_order_acq_rel) & ~kFailed) == 1) {
+    complete(entity, nullptr, worker);
+  }
 }
 
 TaskHeader* SchedulerCore::make_event() noexcept {
@@ -268,43 +316,6 @@ TaskHeader* SchedulerCore::make_event() noexcept {
 
 void SchedulerCore::complete_event(TaskHeader* event, std::exception_ptr error) {
   complete(event, error ? &error : nullptr, calling_worker());
-}
-
-void SchedulerCore::start_when_all(TaskHeader* entity) { advance_when_all(entity, calling_worker()); }
-
-void SchedulerCore::advance_when_all(TaskHeader* entity, WorkerContext* worker) {
-  // Only one thread advances an entity at a time: the one that drained it
-  // from a completed dependence's list (or its creator, at first).
-  TaskHeader** deps = entity->when_all_dependences();
-  while (entity->scan < entity->dependence_count) {
-    TaskHeader* dep = deps[entity->scan];
-    if (dep == nullptr) {
-      ++entity->scan;
-      continue;
-    }
-    if (dep->is_complete()) {
-      if (dep->error) {
-        std::exception_ptr error = dep->error;
-        complete(entity, &error, worker);
-        return;
-      }
-      ++entity->scan;
-      continue;
-    }
-    TaskHeader* head = dep->waiters.load(std::memory_order_acquire);
-    bool waiting = false;
-    while (head != closed_list()) {
-      entity->next = head;
-      if (dep->waiters.compare_exchange_weak(head, entity, std::memory_order_release,
-                                             std::memory_order_acquire)) {
-        waiting = true;
-        break;
-      }
-    }
-    if (waiting) return;  // called again when dep completes
-    // dep completed meanwhile: look at it again (its error, if any).
-  }
-  complete(entity, nullptr, worker);
 }
 
 void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
@@ -439,11 +450,6 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, Worker
   if (is_task) {
     // The functor's job is done; it may hold futures and schedulers.
     task->ops->destroy_functor(*task);
-  } else if (task->kind == TaskKind::WhenAll) {
-    TaskHeader** deps = task->when_all_dependences();
-    for (std::uint32_t i = 0; i < task->dependence_count; ++i) {
-      if (deps[i] != nullptr) release(std::exchange(deps[i], nullptr));
-    }
   }
   if (error != nullptr && *error) [[unlikely]] {
     if (is_task) record_error(*error);
@@ -452,11 +458,17 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, Worker
   // release: the result and error are visible to anyone who sees Complete.
   task->state.store(TaskState::Complete, std::memory_order_release);
   // acq_rel: acquire pairs with the release CAS of each waiter that joined.
-  TaskHeader* waiter = task->waiters.exchange(closed_list(), std::memory_order_acq_rel);
-  while (waiter != nullptr) {
-    TaskHeader* next = waiter->next;  // read first: the waiter may be relinked at once
-    became_ready(waiter, worker);
-    waiter = next;
+  WaitNode* node = task->waiters.exchange(closed_list(), std::memory_order_acq_rel);
+  while (node != nullptr) {
+    // Read both first: once told, the waiter may run, relink or go away.
+    WaitNode* next = node->next;
+    TaskHeader* waiter = node->waiter;
+    if (waiter->kind == TaskKind::WhenAll) {
+      when_all_dependence_done(waiter, task->error, worker);
+    } else {
+      became_ready(waiter, worker);
+    }
+    node = next;
   }
   // The scheduler's reference. A task is not counted complete yet (invoke()
   // does that last), so the scheduler and pool are still alive.

@@ -183,6 +183,71 @@ TEST_CASE("TaskScheduler.when_all_over_arrays_generators_and_nested.2threads") {
   CHECK(partly.is_ready());
 }
 
+// A task that respawns (at Low priority) until its gate opens.
+struct Gated {
+  std::atomic<bool>* open;
+  void operator()(weft::TaskMember&) {
+    if (!open->load()) weft::TaskScheduler::respawn(this, weft::TaskScheduler{}, weft::TaskPriority::Low);
+  }
+};
+
+TEST_CASE("TaskScheduler.when_all_outlives_the_futures_it_was_made_from.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  sched.track_memory(true);
+  std::atomic<bool> open{false};
+  std::atomic<int> ran{0};
+  struct Counter {
+    std::atomic<int>* ran;
+    void operator()(weft::TaskMember&) { ran->fetch_add(1); }
+  };
+  weft::Future<> all;
+  {
+    // The same task twice, too: the when-all waits for it through two entries.
+    weft::Future<> gates[3] = {weft::host_spawn(weft::TaskSingle(sched), Gated{&open}),
+                               weft::host_spawn(weft::TaskSingle(sched), Gated{&open})};
+    gates[2] = gates[0];
+    all = sched.when_all(gates, 3);
+    REQUIRE_FALSE(all.is_null());
+  }  // the gates' futures are gone while they still run
+  weft::Future<> after = weft::host_spawn(weft::TaskSingle(all), Counter{&ran});
+  CHECK_FALSE(all.is_ready());
+  open = true;
+  weft::wait(sched);
+  CHECK(all.is_ready());
+  CHECK(ran.load() == 1);
+  all = weft::Future<>();
+  after = weft::Future<>();
+  CHECK(sched.live_blocks() == 0);  // every task and the when-all went back
+
+  // An empty when-all is complete at once.
+  weft::Future<> empty = sched.when_all(0, [](std::size_t) { return weft::Future<>(); });
+  REQUIRE_FALSE(empty.is_null());
+  CHECK(empty.is_ready());
+}
+
+TEST_CASE("TaskScheduler.a_failed_dependence_completes_the_when_all_once_the_others_have.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  struct Thrower {
+    void operator()(weft::TaskMember&) { throw std::runtime_error("dependence failed on purpose"); }
+  };
+  std::atomic<bool> open{false};
+  weft::Future<> parts[2] = {weft::host_spawn(weft::TaskSingle(sched), Gated{&open}),
+                             weft::host_spawn(weft::TaskSingle(sched), Thrower{})};
+  weft::Future<> all = sched.when_all(parts, 2);
+  REQUIRE_FALSE(all.is_null());
+  parts[1].wait();
+  CHECK(parts[1].is_ready());
+  CHECK_FALSE(all.is_ready());  // the gated task has not completed
+  open = true;
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "dependence failed on purpose", std::runtime_error);
+  CHECK_NOTHROW(parts[0].get());
+  CHECK_THROWS_WITH_AS(all.get(), "dependence failed on purpose", std::runtime_error);
+}
+
 TEST_CASE("TaskScheduler.future_semantics") {
   weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);

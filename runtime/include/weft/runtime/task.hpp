@@ -61,8 +61,16 @@ struct TaskOps {
   void (*destroy_result)(TaskHeader& task) noexcept;  // when the last reference goes (null: nothing to do)
 };
 
+// One entry of a task's list of waiters. A task or an event waits through
+// the node in its own header; a when-all has a node per dependence, so that
+// it waits on all of them at once (see SchedulerCore::start_when_all).
+struct WaitNode {
+  WaitNode* next = nullptr;
+  TaskHeader* waiter = nullptr;  // whom the node belongs to
+};
+
 struct TaskHeader : Job {
-  explicit TaskHeader(Invoke run) noexcept : Job(run) {}
+  explicit TaskHeader(Invoke run) noexcept : Job(run) { wait_node.waiter = this; }
 
   const TaskOps* ops = nullptr;       // null for when-all entities
   SchedulerCore* core = nullptr;      // its block returns to core->free_block()
@@ -79,18 +87,20 @@ struct TaskHeader : Job {
   // The task this one waits for (a counted reference), until it runs.
   TaskHeader* dependence = nullptr;
   TaskHeader* respawn_dependence = nullptr;
-  // Tasks and when-all entities waiting for this one: a lock-free LIFO list
-  // linked through `next`, closed (kClosedList) once this one completed.
-  std::atomic<TaskHeader*> waiters{nullptr};
-  TaskHeader* next = nullptr;
+  // Who waits for this one: a lock-free LIFO list of nodes (a task's own
+  // wait_node, a when-all's node for this dependence), closed
+  // (closed_list()) once this one completed.
+  std::atomic<WaitNode*> waiters{nullptr};
+  WaitNode wait_node;                         // how this task joins a dependence's list
   std::exception_ptr error;                   // set before `state` becomes Complete
   std::atomic<bool> cancel_requested{false};  // Future::cancel()
-  // When-all entities: dependences follow the header; `scan` is the first
-  // one not yet known complete.
-  std::uint32_t dependence_count = 0;
-  std::uint32_t scan = 0;
+  // When-all entities: how many dependences have not completed yet, plus
+  // kWhenAllFailed once one of them failed (its error is then in `error`).
+  // Their wait nodes follow the header, one per dependence.
+  static constexpr std::uint32_t kWhenAllFailed = std::uint32_t{1} << 31;
+  std::atomic<std::uint32_t> pending{0};
 
-  TaskHeader** when_all_dependences() noexcept { return reinterpret_cast<TaskHeader**>(this + 1); }
+  WaitNode* when_all_nodes() noexcept { return reinterpret_cast<WaitNode*>(this + 1); }
   bool is_complete() const noexcept { return state.load(std::memory_order_acquire) == TaskState::Complete; }
 };
 
@@ -112,8 +122,12 @@ struct RunningTask {
 inline thread_local constinit RunningTask tls_running{};
 inline TaskHeader* current_task() noexcept { return tls_running.task; }
 
-// A sentinel no task can have as an address: the waiters list is closed.
-inline TaskHeader* closed_list() noexcept { return reinterpret_cast<TaskHeader*>(std::uintptr_t{1}); }
+// A sentinel no node can have as an address: the waiters list is closed.
+inline WaitNode* closed_list() noexcept { return reinterpret_cast<WaitNode*>(std::uintptr_t{1}); }
+
+// Puts `node` on `dependence`'s list of waiters, which the dependence
+// drains when it completes; false when the list is closed (it completed).
+bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept;
 
 // Tears down a task whose last reference went; see release().
 void destroy(TaskHeader* task) noexcept;

@@ -40,8 +40,9 @@
 //     changes nothing else: the scheduler stays usable;
 //   - an exception thrown by a task completes that task with the exception:
 //     get() rethrows it, and wait(scheduler) rethrows the first one;
-//   - tasks and when-alls depending on a failed task do not run: they
-//     complete with the same exception, and so on down the graph;
+//   - tasks depending on a failed task do not run: they complete with the
+//     same exception, and so on down the graph; a when-all completes once
+//     every one of its dependences has, with the first failure among them;
 //   - respawn() outside the task's own operator(), or twice in one call,
 //     throws std::logic_error (which fails that task); so does wait() from
 //     inside a task of the same scheduler, and spawning GPU-domain work on an
@@ -72,6 +73,7 @@
 // GPU).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -163,11 +165,14 @@ class SchedulerCore {
   // True when every spawned task has completed (see the counting below).
   bool all_complete() const noexcept;
 
-  // A when-all entity with room for `count` dependences (filled in by the
-  // caller, each a counted reference or null), or nullptr when the pool is
-  // exhausted; start_when_all() then makes it wait for them.
+  // A when-all entity waiting for `count` dependences, or nullptr when the
+  // pool is exhausted. The caller then hands it each dependence once, with
+  // add_to_when_all(entity, i, dependence) for i in [0, count); it completes
+  // once every one of them has.
   TaskHeader* allocate_when_all(std::size_t count) noexcept;
-  void start_when_all(TaskHeader* entity);
+  // `dependence` (null counts as complete) must stay alive during the call
+  // (the caller holds a future to it); the entity takes no reference to it.
+  void add_to_when_all(TaskHeader* entity, std::size_t i, TaskHeader* dependence);
 
   // An event: a dependence that something outside the task-DAG completes
   // (a graph run that ends, say), or nullptr when the pool is exhausted.
@@ -265,7 +270,8 @@ class SchedulerCore {
   bool fail(TaskHeader* task, std::exception_ptr error, WorkerContext& worker);
   // Completes `task`, with *error when that is not null (it is moved from).
   void complete(TaskHeader* task, std::exception_ptr* error, WorkerContext* worker);
-  void advance_when_all(TaskHeader* entity, WorkerContext* worker);
+  // One of the when-all's dependences completed (with `error`, if set).
+  void when_all_dependence_done(TaskHeader* entity, const std::exception_ptr& error, WorkerContext* worker);
   void record_error(const std::exception_ptr& error) noexcept;
 
   Executor& executor_;
@@ -503,28 +509,30 @@ auto task_spawn(const TaskPolicy& policy, F&& functor) {
 
 namespace detail {
 
-// Builds a when-all entity in one pool block, its dependences written in
-// place by dependence(i) (a Future; null ones count as complete).
+// Builds a when-all entity in one pool block, waiting for the futures
+// dependence(i) returns (null ones count as complete). Each is handed over
+// while the future holds its task, which is all the entity needs: it joins
+// the task's list of waiters (or counts it done) and never looks at it again.
 template <class DependenceAt>
 Future<> make_when_all(SchedulerCore& core, std::size_t count, DependenceAt&& dependence) {
-  TaskHeader* entity = core.allocate_when_all(count);
+  // An empty when-all waits for one null dependence: it completes at once.
+  const std::size_t slots = std::max<std::size_t>(count, 1);
+  TaskHeader* entity = core.allocate_when_all(slots);
   if (entity == nullptr) return Future<>();
-  TaskHeader** slots = entity->when_all_dependences();
-  std::size_t filled = 0;
+  std::size_t added = 0;
   try {
-    for (; filled < count; ++filled) {
-      const auto& future = dependence(filled);
-      slots[filled] = FutureAccess::task(future);
-      if (slots[filled] != nullptr) retain(slots[filled]);
+    for (; added < count; ++added) {
+      const auto& future = dependence(added);
+      core.add_to_when_all(entity, added, FutureAccess::task(future));
     }
   } catch (...) {
-    // Start it with what we have, so every reference taken is released.
-    for (std::size_t i = filled; i < count; ++i) slots[i] = nullptr;
-    core.start_when_all(entity);
+    // The rest count as complete, so that the entity completes (and its
+    // block goes back) once the dependences it joined have.
+    for (std::size_t i = added; i < slots; ++i) core.add_to_when_all(entity, i, nullptr);
     release(entity);
     throw;
   }
-  core.start_when_all(entity);
+  if (count == 0) core.add_to_when_all(entity, 0, nullptr);
   return FutureAccess::adopt<void>(entity);
 }
 
