@@ -459,6 +459,12 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, Worker
   task->state.store(TaskState::Complete, std::memory_order_release);
   // acq_rel: acquire pairs with the release CAS of each waiter that joined.
   WaitNode* node = task->waiters.exchange(closed_list(), std::memory_order_acq_rel);
+  // A waiting task holds a reference to this one, its dependence, which it
+  // would drop first thing when it runs. Unless there is an error to pass
+  // on, it is dropped here instead, with the scheduler's: when nobody else
+  // holds this task (a when_all a task respawned on, say), that takes no
+  // atomic update at all. Until it is made ready the waiter is ours alone.
+  std::int32_t references = 1;  // the scheduler's
   while (node != nullptr) {
     // Read both first: once told, the waiter may run, relink or go away.
     WaitNode* next = node->next;
@@ -466,13 +472,17 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, Worker
     if (waiter->kind == TaskKind::WhenAll) {
       when_all_dependence_done(waiter, task->error, worker);
     } else {
+      if (waiter->dependence == task && !task->error) {
+        waiter->dependence = nullptr;
+        ++references;
+      }
       became_ready(waiter, worker);
     }
     node = next;
   }
-  // The scheduler's reference. A task is not counted complete yet (invoke()
-  // does that last), so the scheduler and pool are still alive.
-  release(task);
+  // A task is not counted complete yet (invoke() does that last), so the
+  // scheduler and pool are still alive.
+  release(task, references);
 }
 
 void SchedulerCore::record_error(const std::exception_ptr& error) noexcept {

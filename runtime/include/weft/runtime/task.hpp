@@ -132,14 +132,15 @@ bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept;
 // Tears down a task whose last reference went; see release().
 void destroy(TaskHeader* task) noexcept;
 
-// Drops one reference; the last frees the block back to its pool.
-inline void release(TaskHeader* task) noexcept {
-  // acquire: if ours is the only reference, nobody else can add or drop one,
-  // so no read-modify-write is needed; acq_rel otherwise: the last owner
-  // must see every other owner's writes (the result, the error) before
-  // tearing the block down.
-  if (task->refs.load(std::memory_order_acquire) == 1 ||
-      task->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+// Drops `count` references held by the caller; the last frees the block
+// back to its pool.
+inline void release(TaskHeader* task, std::int32_t count = 1) noexcept {
+  // acquire: if ours are the only references, nobody else can add or drop
+  // one, so no read-modify-write is needed; acq_rel otherwise: the last
+  // owner must see every other owner's writes (the result, the error)
+  // before tearing the block down.
+  if (task->refs.load(std::memory_order_acquire) == count ||
+      task->refs.fetch_sub(count, std::memory_order_acq_rel) == count) {
     destroy(task);
   }
 }
