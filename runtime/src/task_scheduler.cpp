@@ -234,7 +234,7 @@ void SchedulerCore::became_ready(TaskHeader* waiter, WorkerContext* worker) {
   // wait for what it spawned), one at a time; others are pushed.
   RunningTask& running = tls_running;
   if (running.completing && running.next == nullptr && running.worker == worker &&
-      waiter->core == running.task->core && waiter->priority == TaskPriority::High &&
+      waiter->core == running.core && waiter->priority == TaskPriority::High &&
       waiter->domain == Domain::Cpu && worker->domain() == Domain::Cpu) {
     running.next = waiter;
     return;
@@ -334,7 +334,7 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
   // One task, then the continuations its completion made ready (see
   // became_ready), then the tasks this worker pops next.
   while (true) {
-    tls_running = RunningTask{task, &worker, owns_cache ? &cache : nullptr, false, nullptr};
+    tls_running = RunningTask{task, &core, &worker, owns_cache ? &cache : nullptr, false, nullptr};
     TaskHeader* respawn_dependence = nullptr;
     const bool completed = core.run(task, worker, respawn_dependence);
     TaskHeader* next = tls_running.next;
@@ -411,14 +411,7 @@ bool SchedulerCore::run(TaskHeader* task, WorkerContext& worker, TaskHeader*& re
   TaskMember member(worker);
   try {
     if (worker.tracing()) [[unlikely]] {
-      const std::int64_t start = worker.trace_clock();
-      try {
-        task->ops->execute(*task, member);
-      } catch (...) {
-        worker.trace("task", task->domain, start);
-        throw;
-      }
-      worker.trace("task", task->domain, start);
+      execute_traced(*task, member, worker);
     } else {
       task->ops->execute(*task, member);
     }
@@ -432,9 +425,23 @@ bool SchedulerCore::run(TaskHeader* task, WorkerContext& worker, TaskHeader*& re
     return false;
   }
   tls_running.completing = true;
-  complete(task, nullptr, &worker);
+  // complete() without the error and kind checks: the functor's job is
+  // done; it may hold futures and schedulers.
+  task->ops->destroy_functor(*task);
+  finish(task, &worker);
   tls_running.completing = false;
   return true;
+}
+
+void SchedulerCore::execute_traced(TaskHeader& task, TaskMember& member, WorkerContext& worker) {
+  const std::int64_t start = worker.trace_clock();
+  try {
+    task.ops->execute(task, member);
+  } catch (...) {
+    worker.trace("task", task.domain, start);
+    throw;
+  }
+  worker.trace("task", task.domain, start);
 }
 
 bool SchedulerCore::fail(TaskHeader* task, std::exception_ptr error, WorkerContext& worker) {
@@ -455,6 +462,10 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, Worker
     if (is_task) record_error(*error);
     task->error = std::move(*error);
   }
+  finish(task, worker);
+}
+
+void SchedulerCore::finish(TaskHeader* task, WorkerContext* worker) {
   // release: the result and error are visible to anyone who sees Complete.
   task->state.store(TaskState::Complete, std::memory_order_release);
   // acq_rel: acquire pairs with the release CAS of each waiter that joined.
@@ -492,7 +503,7 @@ void SchedulerCore::record_error(const std::exception_ptr& error) noexcept {
 }
 
 void SchedulerCore::wait() {
-  if (TaskHeader* running = current_task(); running != nullptr && running->core == this) {
+  if (current_core() == this) {
     throw std::logic_error(
         "wait(scheduler): called from inside one of the scheduler's own tasks, which would wait for "
         "itself; respawn with a dependence instead");

@@ -37,8 +37,14 @@ class Future {
   noexcept : task_(other.task_) {  // NOLINT(google-explicit-constructor)
     if (task_ != nullptr) detail::retain(task_);
   }
-  Future& operator=(Future other) noexcept {
-    std::swap(task_, other.task_);
+  Future& operator=(const Future& other) noexcept {
+    Future copy(other);
+    std::swap(task_, copy.task_);
+    return *this;
+  }
+  Future& operator=(Future&& other) noexcept {
+    Future gone(std::move(*this));  // released last: `other` may be owned by it
+    task_ = std::exchange(other.task_, nullptr);
     return *this;
   }
   ~Future() {
@@ -93,6 +99,13 @@ class Future {
   explicit Future(detail::TaskHeader* adopted) noexcept : task_(adopted) {}
 
   void check_complete() const {
+    // Inline: get() on a complete task without error, what a task reading
+    // its dependences' results does.
+    if (task_ != nullptr && task_->is_complete() && !task_->error) [[likely]]
+      return;
+    check_complete_slowly();
+  }
+  [[gnu::cold, gnu::noinline]] void check_complete_slowly() const {
     if (task_ == nullptr) throw std::logic_error("Future::get: the future is null (no task)");
     const detail::TaskState state = task_->state.load(std::memory_order_acquire);
     if (state != detail::TaskState::Complete) {

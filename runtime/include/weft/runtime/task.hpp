@@ -114,6 +114,7 @@ struct BlockCache;
 // worker runs next (see SchedulerCore::became_ready).
 struct RunningTask {
   TaskHeader* task = nullptr;
+  SchedulerCore* core = nullptr;  // task->core, read by every spawn
   WorkerContext* worker = nullptr;
   BlockCache* cache = nullptr;
   bool completing = false;  // may `next` be set (only while completing)
@@ -121,6 +122,8 @@ struct RunningTask {
 };
 inline thread_local constinit RunningTask tls_running{};
 inline TaskHeader* current_task() noexcept { return tls_running.task; }
+// The scheduler of the task this thread runs, if it runs one.
+inline SchedulerCore* current_core() noexcept { return tls_running.core; }
 
 // A sentinel no node can have as an address: the waiters list is closed.
 inline WaitNode* closed_list() noexcept { return reinterpret_cast<WaitNode*>(std::uintptr_t{1}); }
