@@ -24,7 +24,8 @@ namespace weft {
 namespace {
 
 // The worker running on this thread, whichever executor it belongs to.
-thread_local WorkerContext* tls_worker = nullptr;
+// initial-exec: see tls_running in task.hpp.
+[[gnu::tls_model("initial-exec")]] thread_local WorkerContext* tls_worker = nullptr;
 
 // Rounds of looking for work (with a yield between) before a worker sleeps:
 // short gaps between bursts of work are common and a futex wake-up costs
@@ -262,7 +263,7 @@ Job* Executor::find_job(WorkerContext& w) {
     if (shared_->gpu_inbox.pop(job)) return job;
     if ((job = steal_from_others(w, Domain::Gpu)) != nullptr) return job;
   }
-  if ((job = WorkerContext::pop_most_urgent(w.cpu_deques_)) != nullptr) return job;
+  if ((job = w.pop_most_urgent_cpu()) != nullptr) return job;
   if (shared_->cpu_inbox.pop(job)) return job;
   return steal_from_others(w, Domain::Cpu);
 }
@@ -298,10 +299,17 @@ Job* Executor::steal_from_others(WorkerContext& w, Domain domain) {
         domain == Domain::Cpu ? &victim.cpu_deques_ : victim.gpu_deques_.get();
     if (deques == nullptr) continue;              // a CPU worker has no GPU deques
     for (ChaseLevDeque<Job*>& deque : *deques) {  // the victim's most urgent work first
-      if (deque.empty_hint()) continue;
-      if (auto stolen = deque.steal()) {
+      Job* stolen = nullptr;
+      if (!deque.empty_hint()) {
+        if (auto job = deque.steal()) stolen = *job;
+      }
+      // The victim's newest High CPU job comes after its older ones.
+      if (stolen == nullptr && domain == Domain::Cpu && &deque == &deques->front()) {
+        stolen = victim.take_newest_high();
+      }
+      if (stolen != nullptr) {
         w.steals_.add();
-        return *stolen;
+        return stolen;
       }
     }
     w.failed_steals_.add();

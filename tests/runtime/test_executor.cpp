@@ -17,7 +17,9 @@
 #include <chrono>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 #include "../executor_configs.hpp"
 
@@ -266,4 +268,38 @@ TEST_CASE("Executor.wait_for_all_and_destructor_finish_outstanding_work") {
     }
   }
   CHECK(count.load() == 600);
+}
+
+// A job that records when it ran and may push others from its worker.
+struct Recorder : weft::Job {
+  std::vector<char>* order;
+  char name;
+  std::vector<std::pair<Recorder*, weft::TaskPriority>> pushes;
+  std::atomic<int>* done;
+  Recorder(std::vector<char>* o, char n, std::atomic<int>* d)
+      : Job(&Recorder::invoke), order(o), name(n), done(d) {}
+  static void invoke(weft::Job& job, weft::WorkerContext& worker) {
+    auto& self = static_cast<Recorder&>(job);
+    self.order->push_back(self.name);
+    for (auto& [other, priority] : self.pushes) worker.push(other, weft::Domain::Cpu, priority);
+    self.done->fetch_add(1);
+  }
+};
+
+TEST_CASE("Executor.a_worker_takes_its_newest_high_job_first_then_older_ones_then_regular.1thread") {
+  // The newest High job waits outside the High deque (WorkerContext::push);
+  // the order is still the deques' own: High newest first, then Regular.
+  weft::Executor executor(weft::test::cpu_only(1));
+  std::vector<char> order;
+  std::atomic<int> done{0};
+  Recorder root(&order, 'r', &done), h1(&order, '1', &done), h2(&order, '2', &done), h3(&order, '3', &done),
+      regular(&order, 'R', &done), low(&order, 'L', &done);
+  root.pushes = {{&low, weft::TaskPriority::Low},
+                 {&h1, weft::TaskPriority::High},
+                 {&regular, weft::TaskPriority::Regular},
+                 {&h2, weft::TaskPriority::High},
+                 {&h3, weft::TaskPriority::High}};
+  executor.submit(&root);
+  executor.wait_until([&] { return done.load() == 6; });
+  CHECK(std::string(order.begin(), order.end()) == "r321RL");
 }

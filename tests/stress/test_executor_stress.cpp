@@ -147,6 +147,82 @@ TEST_CASE("Executor.stress.push_from_a_worker_wakes_a_sleeping_worker.2threads")
   CHECK(timeouts.load() == 0);
 }
 
+namespace {
+
+// A High job of a binary tree (or a chain) of them, stored in one vector:
+// it pushes its children from its worker and may stay busy a moment after.
+struct HighNode : weft::Job {
+  HighNode() : Job(&HighNode::invoke) {}
+  HighNode* all = nullptr;
+  int index = 0, count = 0;
+  bool chain = false;  // push index + 1 only
+  std::atomic<int> runs{0};
+  std::atomic<int>* done = nullptr;
+  static void invoke(weft::Job& job, weft::WorkerContext& worker) {
+    auto& self = static_cast<HighNode&>(job);
+    self.runs.fetch_add(1, std::memory_order_relaxed);
+    const int first = self.chain ? self.index + 1 : 2 * self.index + 1;
+    const int last = self.chain ? self.index + 1 : 2 * self.index + 2;
+    for (int child = first; child <= last && child < self.count; ++child) {
+      worker.push(&self.all[child], weft::Domain::Cpu, weft::TaskPriority::High);
+    }
+    if (self.chain || self.index % 7 == 0) {  // busy for a moment: a thief may take the newest child
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+    self.done->fetch_add(1, std::memory_order_release);
+  }
+};
+
+// Runs nodes[0] and all it pushes; returns how many nodes ran other than
+// once (a doubled or lost job), giving up after a deadline far beyond any
+// healthy run, and sets `steals`.
+int run_high_nodes(weft::Executor& executor, std::vector<HighNode>& nodes, bool chain, long& steals) {
+  std::atomic<int> done{0};
+  const int count = static_cast<int>(nodes.size());
+  for (int i = 0; i < count; ++i) {
+    HighNode& node = nodes[static_cast<std::size_t>(i)];
+    node.all = nodes.data();
+    node.index = i;
+    node.count = count;
+    node.chain = chain;
+    node.done = &done;
+  }
+  executor.reset_stats();
+  executor.submit(&nodes[0], weft::Domain::Cpu, weft::TaskPriority::High);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  executor.wait_until([&] {
+    return done.load(std::memory_order_acquire) >= count || std::chrono::steady_clock::now() > deadline;
+  });
+  steals = 0;
+  for (const weft::WorkerStats& s : executor.stats()) steals += static_cast<long>(s.steals);
+  int wrong = 0;
+  for (const HighNode& node : nodes) wrong += node.runs.load() != 1;
+  return wrong;
+}
+
+}  // namespace
+
+// High jobs pushed from workers: the newest waits outside the High deque
+// (WorkerContext::push), where its owner and thieves both may take it.
+// Every node of a binary tree of High jobs must run exactly once; some
+// nodes keep their worker busy after pushing, so that thieves take the
+// newest job while its owner could not.
+TEST_CASE("Executor.stress.high_jobs_run_once_whether_their_worker_or_a_thief_takes_them.3threads") {
+  // Declared before the executor, whose destructor runs what is left.
+  std::vector<HighNode> tree(static_cast<std::size_t>((1 << (weft::test::under_tsan ? 12 : 16)) - 1));
+  std::vector<HighNode> chain(static_cast<std::size_t>(weft::test::under_tsan ? 200 : 2000));
+  weft::Executor executor(weft::test::cpu_only(3));
+  long steals = 0;
+  CHECK(run_high_nodes(executor, tree, false, steals) == 0);
+  MESSAGE("tree: " << steals << " steals");
+  // A chain: each job pushes one High job and stays busy, so its worker's
+  // High deque is empty and whatever a thief takes is the newest one.
+  CHECK(run_high_nodes(executor, chain, true, steals) == 0);
+  MESSAGE("chain: " << steals << " steals of the newest High job");
+}
+
 TEST_CASE("WorkGraph.stress.random_dags.2-3threads") {
   for (int threads : {2, 3}) {
     weft::Executor executor(weft::test::cpu_only(threads));

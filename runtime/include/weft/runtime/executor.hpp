@@ -87,6 +87,18 @@ class WorkerContext {
   // The owner's pop of the most urgent job of its deques (newest first), or
   // null; sets *from, if given, to the priority of the deque it came from.
   static Job* pop_most_urgent(PriorityDeques& deques, TaskPriority* from = nullptr) noexcept;
+  // The same over the CPU deques and newest_high_ (which comes first).
+  Job* pop_most_urgent_cpu(TaskPriority* from = nullptr) noexcept;
+  // The newest High-priority CPU job pushed here, kept out of the High deque
+  // (see push_high()). Only the owner stores a job; the owner and thieves
+  // take it with an exchange.
+  std::atomic<Job*> newest_high_{nullptr};
+  void push_high(Job* job) noexcept;
+  Job* take_newest_high() noexcept {
+    if (newest_high_.load(std::memory_order_relaxed) == nullptr) return nullptr;
+    // acquire: pairs with the release in push_high(), for the job's contents.
+    return newest_high_.exchange(nullptr, std::memory_order_acquire);
+  }
   std::vector<int> victims_;  // steal order (topological)
   std::uint64_t rng_state_;   // random steal strategy
   int round_robin_cursor_;
@@ -225,7 +237,11 @@ inline void WorkerContext::trace(const char* name, Domain domain, std::int64_t s
 inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) {
   const auto p = static_cast<std::size_t>(priority);
   if (domain == Domain::Cpu) {
-    cpu_deques_[p].push(job);
+    if (priority == TaskPriority::High) {
+      push_high(job);
+    } else {
+      cpu_deques_[p].push(job);
+    }
     executor_->wake_for(Domain::Cpu);
   } else if (gpu_deques_ != nullptr) {
     (*gpu_deques_)[p].push(job);
@@ -249,8 +265,33 @@ inline Job* WorkerContext::pop_most_urgent(PriorityDeques& deques, TaskPriority*
   return nullptr;
 }
 
+// A High CPU job is most often taken back by the worker that pushed it, at
+// once (a task-DAG parent's High child, say), and that worker's High deque
+// is then often empty: a Chase-Lev pop would cost a fence and, for the
+// deque's last job, a CAS. So the newest one waits in newest_high_, which
+// its owner takes back with one exchange, and a push there is a plain store
+// while the slot is empty (only the owner fills it). Order is unchanged:
+// the slot is the High deque's bottom, taken first by the owner and last by
+// thieves (after the deque's older High jobs), so it is never hidden.
+inline void WorkerContext::push_high(Job* job) noexcept {
+  if (newest_high_.load(std::memory_order_relaxed) == nullptr) {
+    // release: publishes the job's contents to whoever takes it.
+    newest_high_.store(job, std::memory_order_release);
+  } else if (Job* older = newest_high_.exchange(job, std::memory_order_acq_rel)) {
+    cpu_deques_[static_cast<std::size_t>(TaskPriority::High)].push(older);
+  }
+}
+
+inline Job* WorkerContext::pop_most_urgent_cpu(TaskPriority* from) noexcept {
+  if (Job* job = take_newest_high()) {
+    if (from != nullptr) *from = TaskPriority::High;
+    return job;
+  }
+  return pop_most_urgent(cpu_deques_, from);
+}
+
 inline Job* WorkerContext::pop_local(TaskPriority& from) noexcept {
-  return depth_ == 1 ? pop_most_urgent(cpu_deques_, &from) : nullptr;
+  return depth_ == 1 ? pop_most_urgent_cpu(&from) : nullptr;
 }
 
 inline void Executor::wake_for(Domain domain) noexcept {
