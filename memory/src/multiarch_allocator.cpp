@@ -13,14 +13,15 @@ std::atomic<std::uint64_t> next_allocator_id{1};
 std::atomic<std::uint64_t> next_thread_token{1};
 
 // Tells threads apart for arena claims; never 0 (0 marks an unclaimed arena).
-thread_local constinit std::uint64_t thread_token = 0;
+// initial-exec (here and below): see tls_running in weft/runtime/task.hpp.
+[[gnu::tls_model("initial-exec")]] thread_local constinit std::uint64_t thread_token = 0;
 
 // The last allocator this thread asked for its arena, and the answer.
 struct CachedArena {
   std::uint64_t allocator_id = 0;
   std::size_t index = 0;
 };
-thread_local constinit CachedArena cached_arena{};
+[[gnu::tls_model("initial-exec")]] thread_local constinit CachedArena cached_arena{};
 
 std::uint64_t this_thread_token() noexcept {
   if (thread_token == 0) {

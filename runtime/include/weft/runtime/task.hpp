@@ -120,7 +120,14 @@ struct RunningTask {
   bool completing = false;  // may `next` be set (only while completing)
   TaskHeader* next = nullptr;
 };
-inline thread_local constinit RunningTask tls_running{};
+// initial-exec: the libraries are built position-independent, and the
+// default model there makes every access a __tls_get_addr call that the
+// compiler must treat as clobbering registers (even where the linker later
+// turns it into a plain %fs access). The task-DAG reads this several times
+// per task: the general model cost 10% of naive fib's time. initial-exec
+// is a %fs access through one GOT load; it only rules out loading a shared
+// library holding weft with dlopen() once the static TLS space is used up.
+[[gnu::tls_model("initial-exec")]] inline thread_local constinit RunningTask tls_running{};
 inline TaskHeader* current_task() noexcept { return tls_running.task; }
 // The scheduler of the task this thread runs, if it runs one.
 inline SchedulerCore* current_core() noexcept { return tls_running.core; }
