@@ -6,6 +6,8 @@
 #include <thread>
 #include <utility>
 
+#include <weft/backends/initial_exec_tls.hpp>
+
 namespace weft {
 namespace {
 
@@ -13,15 +15,14 @@ std::atomic<std::uint64_t> next_allocator_id{1};
 std::atomic<std::uint64_t> next_thread_token{1};
 
 // Tells threads apart for arena claims; never 0 (0 marks an unclaimed arena).
-// initial-exec (here and below): see tls_running in weft/runtime/task.hpp.
-[[gnu::tls_model("initial-exec")]] thread_local constinit std::uint64_t thread_token = 0;
+WEFT_INITIAL_EXEC_TLS thread_local constinit std::uint64_t thread_token = 0;
 
 // The last allocator this thread asked for its arena, and the answer.
 struct CachedArena {
   std::uint64_t allocator_id = 0;
   std::size_t index = 0;
 };
-[[gnu::tls_model("initial-exec")]] thread_local constinit CachedArena cached_arena{};
+WEFT_INITIAL_EXEC_TLS thread_local constinit CachedArena cached_arena{};
 
 std::uint64_t this_thread_token() noexcept {
   if (thread_token == 0) {

@@ -4,7 +4,7 @@
 
 namespace weft::detail {
 
-[[gnu::tls_model("initial-exec")]] thread_local constinit std::uint32_t host_thread_slot_plus_one = 0;
+WEFT_INITIAL_EXEC_TLS thread_local constinit std::uint32_t host_thread_slot_plus_one = 0;
 
 std::uint32_t assign_host_thread_slot() noexcept {
   static std::atomic<std::uint32_t> next{0};

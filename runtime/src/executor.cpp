@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include <weft/backends/initial_exec_tls.hpp>
 #include <weft/runtime/topology.hpp>
 
 namespace weft {
@@ -24,8 +25,7 @@ namespace weft {
 namespace {
 
 // The worker running on this thread, whichever executor it belongs to.
-// initial-exec: see tls_running in task.hpp.
-[[gnu::tls_model("initial-exec")]] thread_local WorkerContext* tls_worker = nullptr;
+WEFT_INITIAL_EXEC_TLS thread_local WorkerContext* tls_worker = nullptr;
 
 // Rounds of looking for work (with a yield between) before a worker sleeps:
 // short gaps between bursts of work are common and a futex wake-up costs

@@ -480,20 +480,39 @@ void SchedulerCore::finish(TaskHeader* task, WorkerContext* worker) {
     // Read both first: once told, the waiter may run, relink or go away.
     WaitNode* next = node->next;
     TaskHeader* waiter = node->waiter;
-    if (waiter->kind == TaskKind::WhenAll) {
+    if (waiter->kind != TaskKind::WhenAll && waiter->dependence == task && !task->error) {
+      waiter->dependence = nullptr;
+      ++references;
+    }
+    if (waiter->core != this) [[unlikely]] {
+      waiter->core->done_waiting_elsewhere(waiter, task->error);
+    } else if (waiter->kind == TaskKind::WhenAll) {
       when_all_dependence_done(waiter, task->error, worker);
     } else {
-      if (waiter->dependence == task && !task->error) {
-        waiter->dependence = nullptr;
-        ++references;
-      }
       became_ready(waiter, worker);
     }
     node = next;
   }
-  // A task is not counted complete yet (invoke() does that last), so the
-  // scheduler and pool are still alive.
+  // This scheduler and its pool are still alive: whoever completes a task
+  // of it holds it (invoke() counts the task complete last; a completion on
+  // behalf of another scheduler counts itself, see done_waiting_elsewhere).
   release(task, references);
+}
+
+void SchedulerCore::done_waiting_elsewhere(TaskHeader* waiter, const std::exception_ptr& error) {
+  // The caller completed a task of another scheduler, and may run on a
+  // worker of another executor, holding nothing of this scheduler: once the
+  // waiter is ready, this scheduler's tasks could all complete, wait()
+  // return and the scheduler go away under us. Counting one more task in
+  // flight meanwhile prevents that; the count back is the last touch.
+  WorkerContext* worker = executor_.this_worker();
+  count(worker, +1);
+  if (waiter->kind == TaskKind::WhenAll) {
+    when_all_dependence_done(waiter, error, worker);
+  } else {
+    push_ready(waiter, worker);
+  }
+  count(worker, -1);
 }
 
 void SchedulerCore::record_error(const std::exception_ptr& error) noexcept {

@@ -248,6 +248,53 @@ TEST_CASE("TaskScheduler.a_failed_dependence_completes_the_when_all_once_the_oth
   CHECK_THROWS_WITH_AS(all.get(), "dependence failed on purpose", std::runtime_error);
 }
 
+TEST_CASE("TaskScheduler.tasks_wait_for_tasks_of_another_scheduler.2threads") {
+  // A scheduler's when-all over another scheduler's tasks, and a task that
+  // respawns on one: they complete on the other scheduler's workers, which
+  // must not touch the waiting scheduler after its wait() can return (it is
+  // destroyed right after, every round).
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool producer_pool(weft::HostSpace{}, 1u << 20), consumer_pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler producer(executor, producer_pool);
+  struct Value {
+    using value_type = int;
+    int value;
+    void operator()(weft::TaskMember&, int& out) { out = value; }
+  };
+  struct AddAfter {
+    using value_type = int;
+    weft::Future<int> other;
+    bool waited = false;
+    void operator()(weft::TaskMember&, int& out) {
+      if (!waited) {
+        waited = true;
+        weft::TaskScheduler::respawn(this, other);
+        return;
+      }
+      out = other.get() + 1;
+    }
+  };
+  struct SumOf {
+    using value_type = int;
+    weft::Future<int> parts[2];
+    void operator()(weft::TaskMember&, int& out) { out = parts[0].get() + parts[1].get(); }
+  };
+  for (int round = 0; round < 200; ++round) {
+    weft::TaskScheduler consumer(executor, consumer_pool);
+    weft::Future<int> parts[2] = {weft::host_spawn(weft::TaskSingle(producer), Value{round}),
+                                  weft::host_spawn(weft::TaskSingle(producer), Value{1})};
+    weft::Future<> both = consumer.when_all(parts, 2);
+    REQUIRE_FALSE(both.is_null());
+    weft::Future<int> sum = weft::host_spawn(weft::TaskSingle(both), SumOf{{parts[0], parts[1]}});
+    weft::Future<int> after = weft::host_spawn(weft::TaskSingle(consumer), AddAfter{parts[0]});
+    weft::wait(consumer);
+    CHECK(sum.get() == round + 1);
+    CHECK(after.get() == round + 1);
+  }
+  weft::wait(producer);
+  CHECK(consumer_pool.get_usage_statistics().consumed_blocks == 0);
+}
+
 TEST_CASE("TaskScheduler.future_semantics") {
   weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);

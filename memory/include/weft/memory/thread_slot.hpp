@@ -10,12 +10,13 @@
 
 #include <cstdint>
 
+#include <weft/backends/initial_exec_tls.hpp>
+
 namespace weft::detail {
 
 #if !defined(__CUDA_ARCH__)
 // The calling thread's slot plus one; 0 until the thread first asks.
-// initial-exec: see tls_running in weft/runtime/task.hpp.
-[[gnu::tls_model("initial-exec")]] extern thread_local constinit std::uint32_t host_thread_slot_plus_one;
+WEFT_INITIAL_EXEC_TLS extern thread_local constinit std::uint32_t host_thread_slot_plus_one;
 
 // Gives the calling thread the next slot (out of line: runs once per thread).
 std::uint32_t assign_host_thread_slot() noexcept;

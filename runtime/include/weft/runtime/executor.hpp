@@ -92,15 +92,16 @@ class WorkerContext {
   // The newest High-priority CPU job pushed here, kept out of the High deque
   // (see push_high()). Only the owner stores a job; the owner and thieves
   // take it with an exchange.
-  std::atomic<Job*> newest_high_{nullptr};
+  // On its own cache line: thieves read it, the owner writes it often.
+  alignas(64) std::atomic<Job*> newest_high_{nullptr};
   void push_high(Job* job) noexcept;
   Job* take_newest_high() noexcept {
     if (newest_high_.load(std::memory_order_relaxed) == nullptr) return nullptr;
     // acquire: pairs with the release in push_high(), for the job's contents.
     return newest_high_.exchange(nullptr, std::memory_order_acquire);
   }
-  std::vector<int> victims_;  // steal order (topological)
-  std::uint64_t rng_state_;   // random steal strategy
+  alignas(64) std::vector<int> victims_;  // steal order (topological)
+  std::uint64_t rng_state_;               // random steal strategy
   int round_robin_cursor_;
   Job* next_job_ = nullptr;    // see run_next()
   int depth_ = 0;              // jobs running on this thread, one inside another's wait

@@ -43,6 +43,7 @@ class Future {
     return *this;
   }
   Future& operator=(Future&& other) noexcept {
+    if (&other == this) return *this;
     Future gone(std::move(*this));  // released last: `other` may be owned by it
     task_ = std::exchange(other.task_, nullptr);
     return *this;

@@ -10,6 +10,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include <weft/backends/initial_exec_tls.hpp>
 #include <weft/backends/memory_space.hpp>
 #include <weft/memory/memory_pool.hpp>
 #include <weft/runtime/job.hpp>
@@ -63,7 +64,7 @@ struct TaskOps {
 
 // One entry of a task's list of waiters. A task or an event waits through
 // the node in its own header; a when-all has a node per dependence, so that
-// it waits on all of them at once (see SchedulerCore::start_when_all).
+// it waits on all of them at once (see SchedulerCore::add_to_when_all).
 struct WaitNode {
   WaitNode* next = nullptr;
   TaskHeader* waiter = nullptr;  // whom the node belongs to
@@ -120,14 +121,7 @@ struct RunningTask {
   bool completing = false;  // may `next` be set (only while completing)
   TaskHeader* next = nullptr;
 };
-// initial-exec: the libraries are built position-independent, and the
-// default model there makes every access a __tls_get_addr call that the
-// compiler must treat as clobbering registers (even where the linker later
-// turns it into a plain %fs access). The task-DAG reads this several times
-// per task: the general model cost 10% of naive fib's time. initial-exec
-// is a %fs access through one GOT load; it only rules out loading a shared
-// library holding weft with dlopen() once the static TLS space is used up.
-[[gnu::tls_model("initial-exec")]] inline thread_local constinit RunningTask tls_running{};
+WEFT_INITIAL_EXEC_TLS inline thread_local constinit RunningTask tls_running{};
 inline TaskHeader* current_task() noexcept { return tls_running.task; }
 // The scheduler of the task this thread runs, if it runs one.
 inline SchedulerCore* current_core() noexcept { return tls_running.core; }
