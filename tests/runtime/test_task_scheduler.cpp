@@ -16,6 +16,14 @@ namespace {
 
 using Pool = weft::MemoryPool<weft::HostSpace>;
 
+// A task whose result is a given value.
+template <class T>
+struct Value {
+  using value_type = T;
+  T value;
+  void operator()(weft::TaskMember&, T& out) { out = value; }
+};
+
 long serial_fib(long n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
 
 // The report's Figure 3.4, with the priority of the F(n-2) branch a parameter.
@@ -256,11 +264,6 @@ TEST_CASE("TaskScheduler.tasks_wait_for_tasks_of_another_scheduler.2threads") {
   weft::Executor executor(weft::test::cpu_only(2));
   Pool producer_pool(weft::HostSpace{}, 1u << 20), consumer_pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler producer(executor, producer_pool);
-  struct Value {
-    using value_type = int;
-    int value;
-    void operator()(weft::TaskMember&, int& out) { out = value; }
-  };
   struct AddAfter {
     using value_type = int;
     weft::Future<int> other;
@@ -281,8 +284,8 @@ TEST_CASE("TaskScheduler.tasks_wait_for_tasks_of_another_scheduler.2threads") {
   };
   for (int round = 0; round < 200; ++round) {
     weft::TaskScheduler consumer(executor, consumer_pool);
-    weft::Future<int> parts[2] = {weft::host_spawn(weft::TaskSingle(producer), Value{round}),
-                                  weft::host_spawn(weft::TaskSingle(producer), Value{1})};
+    weft::Future<int> parts[2] = {weft::host_spawn(weft::TaskSingle(producer), Value<int>{round}),
+                                  weft::host_spawn(weft::TaskSingle(producer), Value<int>{1})};
     weft::Future<> both = consumer.when_all(parts, 2);
     REQUIRE_FALSE(both.is_null());
     weft::Future<int> sum = weft::host_spawn(weft::TaskSingle(both), SumOf{{parts[0], parts[1]}});
@@ -490,17 +493,12 @@ TEST_CASE("TaskScheduler.nested_waits_and_cached_blocks_all_return_to_the_pool.1
   weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
-  struct Leaf {
-    using value_type = long;
-    long n;
-    void operator()(weft::TaskMember&, long& out) { out = n; }
-  };
   struct Waiter {
     using value_type = long;
     weft::TaskScheduler sched;
     void operator()(weft::TaskMember&, long& out) {
       weft::Future<long> parts[8];
-      for (long i = 0; i < 8; ++i) parts[i] = weft::task_spawn(weft::TaskSingle(sched), Leaf{i});
+      for (long i = 0; i < 8; ++i) parts[i] = weft::task_spawn(weft::TaskSingle(sched), Value<long>{i});
       out = 0;
       for (auto& part : parts) out += part.wait().get();
     }
