@@ -232,11 +232,10 @@ void SchedulerCore::became_ready(TaskHeader* waiter, WorkerContext* worker) {
   // Thieves cannot take it meanwhile; it is one task and this worker is
   // about to run it. Only while completing (never for a spawn: a task may
   // wait for what it spawned), one at a time; others are pushed.
-  RunningTask& running = tls_running;
-  if (running.completing && running.next == nullptr && running.worker == worker &&
-      waiter->core == running.core && waiter->priority == TaskPriority::High &&
+  if (tls_running.completing && tls_running.next == nullptr && tls_running.worker == worker &&
+      waiter->core == tls_running.core && waiter->priority == TaskPriority::High &&
       waiter->domain == Domain::Cpu && worker->domain() == Domain::Cpu) {
-    running.next = waiter;
+    tls_running.next = waiter;
     return;
   }
   push_ready(waiter, worker);

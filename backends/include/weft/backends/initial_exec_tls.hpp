@@ -8,12 +8,19 @@
 // a shared library holding weft can no longer be dlopen()ed once the
 // process's static TLS space is used up.
 //
-// nvcc's front end rejects the attribute on thread_local variables, so
-// CUDA translation units access the same variables with the default model
-// (the models can be mixed: the variable is in static TLS either way).
+// Left out (the models can be mixed: the variable is in static TLS either
+// way):
+//   - for nvcc's front end, which rejects the attribute on thread_local
+//     variables;
+//   - under AddressSanitizer and ThreadSanitizer: GCC reads the flags of
+//     the "add x@gottpoff(%rip)" that makes such an address, for the null
+//     check UBSan adds (CI builds it with ASan), and the linker rewrites
+//     that add into a lea, which sets no flags, so the check fires at
+//     random. weft's own code reads these variables directly, never through
+//     a reference, which UBSan would check.
 #pragma once
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define WEFT_INITIAL_EXEC_TLS
 #else
 #define WEFT_INITIAL_EXEC_TLS [[gnu::tls_model("initial-exec")]]

@@ -235,14 +235,12 @@ class SchedulerCore {
 
   // The worker running the calling thread, if it is one of the executor's.
   WorkerContext* calling_worker() const noexcept {
-    const RunningTask& running = tls_running;
-    if (running.worker != nullptr && running.core == this) return running.worker;
+    if (tls_running.worker != nullptr && tls_running.core == this) return tls_running.worker;
     return executor_.this_worker();
   }
   // The calling worker's cache, if it runs one of this scheduler's tasks and holds it.
   BlockCache* local_cache() const noexcept {
-    const RunningTask& running = tls_running;
-    return running.cache != nullptr && running.core == this ? running.cache : nullptr;
+    return tls_running.cache != nullptr && tls_running.core == this ? tls_running.cache : nullptr;
   }
   // Which of a cache's stashes holds blocks for `bytes` (>= kSizes: none).
   std::size_t size_class(std::size_t bytes) const noexcept {
