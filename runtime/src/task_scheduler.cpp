@@ -330,6 +330,11 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
   // one of this scheduler's tasks: the job its loop would take next anyway,
   // without giving the cache back and taking it again.
   const bool chain = worker.domain() == Domain::Cpu;
+  // Tasks completed here and not counted yet: counted once, when this
+  // invoke() returns (the last thing it does with the scheduler). Until
+  // then the count overstates what is incomplete, which only keeps wait()
+  // waiting, and the task this worker goes on with is incomplete anyway.
+  std::int32_t completions = 0;
   // One task, then the continuations its completion made ready (see
   // became_ready), then the tasks this worker pops next.
   while (true) {
@@ -363,8 +368,7 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
       if (owns_cache) cache.busy.store(false, std::memory_order_release);
     }
     if (completed) {
-      // Last: once counted, wait() may return and the scheduler and pool go away.
-      core.count(&worker, -1);
+      ++completions;
     } else if (core.schedule(task, respawn_dependence, &worker) && (chained || popped != nullptr)) {
       // The dependence completed after the check above, so the task went
       // onto this worker's deque after the job taken from it: a High task
@@ -378,13 +382,21 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
         if (owns_cache) cache.busy.store(false, std::memory_order_release);
       }
       worker.push(taken, Domain::Cpu, popped_from);
+      // Last: once counted, wait() may return and the scheduler and pool go away.
+      if (completions != 0) core.count(&worker, -completions);
       return;
     }
     if (chained) worker.count_job_run();
     if (next == nullptr) {
       // Not one of this scheduler's tasks: the worker runs it next.
       if (popped != nullptr) worker.run_next(popped);
+      // Last, as above.
+      if (completions != 0) core.count(&worker, -completions);
       return;
+    }
+    if (completions >= (1 << 24)) {  // a long chain: `next`, incomplete, keeps the scheduler
+      core.count(&worker, -completions);
+      completions = 0;
     }
     task = next;
   }
