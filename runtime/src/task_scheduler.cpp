@@ -10,6 +10,27 @@
 namespace weft {
 namespace detail {
 
+namespace {
+
+// Puts `node` on `dependence`'s list of waiters, which the dependence
+// drains when it completes; false when the list is closed (it completed).
+bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept {
+  WaitNode* head = dependence.waiters.load(std::memory_order_acquire);
+  while (head != closed_list()) {
+    node.next = head;
+    // release: publishes the node (and its waiter) to whoever drains the
+    // list; acquire on failure: re-reads the current head.
+    if (dependence.waiters.compare_exchange_weak(head, &node, std::memory_order_release,
+                                                 std::memory_order_acquire)) {
+      return true;
+    }
+  }
+  // acquire: seeing the list closed makes the dependence's error visible.
+  return false;
+}
+
+}  // namespace
+
 void destroy(TaskHeader* task) noexcept {
   if (task->ops != nullptr && task->ops->destroy_result != nullptr) task->ops->destroy_result(*task);
   SchedulerCore* core = task->core;
@@ -196,21 +217,6 @@ bool SchedulerCore::schedule(TaskHeader* task, TaskHeader* dependence, WorkerCon
   if (join_waiters(*dependence, task->wait_node)) return false;
   push_ready(task, worker);
   return true;
-}
-
-bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept {
-  WaitNode* head = dependence.waiters.load(std::memory_order_acquire);
-  while (head != closed_list()) {
-    node.next = head;
-    // release: publishes the node (and its waiter) to whoever drains the
-    // list; acquire on failure: re-reads the current head.
-    if (dependence.waiters.compare_exchange_weak(head, &node, std::memory_order_release,
-                                                 std::memory_order_acquire)) {
-      return true;
-    }
-  }
-  // acquire: seeing the list closed makes the dependence's error visible.
-  return false;
 }
 
 void SchedulerCore::push_ready(TaskHeader* task, WorkerContext* worker) {

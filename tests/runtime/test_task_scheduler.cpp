@@ -16,6 +16,12 @@ namespace {
 
 using Pool = weft::MemoryPool<weft::HostSpace>;
 
+// A task that fails with `message`.
+struct Thrower {
+  const char* message;
+  void operator()(weft::TaskMember&) { throw std::runtime_error(message); }
+};
+
 // A task whose result is a given value.
 template <class T>
 struct Value {
@@ -239,12 +245,10 @@ TEST_CASE("TaskScheduler.a_failed_dependence_completes_the_when_all_once_the_oth
   weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
-  struct Thrower {
-    void operator()(weft::TaskMember&) { throw std::runtime_error("dependence failed on purpose"); }
-  };
   std::atomic<bool> open{false};
-  weft::Future<> parts[2] = {weft::host_spawn(weft::TaskSingle(sched), Gated{&open}),
-                             weft::host_spawn(weft::TaskSingle(sched), Thrower{})};
+  weft::Future<> parts[2] = {
+      weft::host_spawn(weft::TaskSingle(sched), Gated{&open}),
+      weft::host_spawn(weft::TaskSingle(sched), Thrower{"dependence failed on purpose"})};
   weft::Future<> all = sched.when_all(parts, 2);
   REQUIRE_FALSE(all.is_null());
   parts[1].wait();
@@ -335,15 +339,12 @@ TEST_CASE("TaskScheduler.exceptions_propagate_to_get_wait_and_dependents.2thread
   weft::Executor executor(weft::test::cpu_only(2));
   Pool pool(weft::HostSpace{}, 1u << 20);
   weft::TaskScheduler sched(executor, pool);
-  struct Thrower {
-    void operator()(weft::TaskMember&) { throw std::runtime_error("task failed on purpose"); }
-  };
   std::atomic<int> ran{0};
   struct Dependent {
     std::atomic<int>* ran;
     void operator()(weft::TaskMember&) { ran->fetch_add(1); }
   };
-  weft::Future<> bad = weft::host_spawn(weft::TaskSingle(sched), Thrower{});
+  weft::Future<> bad = weft::host_spawn(weft::TaskSingle(sched), Thrower{"task failed on purpose"});
   weft::Future<> direct = weft::host_spawn(weft::TaskSingle(bad), Dependent{&ran});
   weft::Future<> fine = weft::host_spawn(weft::TaskSingle(sched), Dependent{&ran});
   weft::Future<> group[2] = {fine, bad};

@@ -129,10 +129,6 @@ inline SchedulerCore* current_core() noexcept { return tls_running.core; }
 // A sentinel no node can have as an address: the waiters list is closed.
 inline WaitNode* closed_list() noexcept { return reinterpret_cast<WaitNode*>(std::uintptr_t{1}); }
 
-// Puts `node` on `dependence`'s list of waiters, which the dependence
-// drains when it completes; false when the list is closed (it completed).
-bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept;
-
 // Tears down a task whose last reference went; see release().
 void destroy(TaskHeader* task) noexcept;
 
