@@ -618,9 +618,9 @@ Program::Program(const Graph& graph) {
     const GraphNode& node = graph.nodes_[i];
     names[i] = node.name.empty() ? to_string(node.kind) : intern_trace_name(node.name);
   }
-  policy->engine().set_trace_names(std::move(names));
-  if (!early.empty()) policy->engine().set_deferred(std::move(early));
-  for (GpuNode& g : gpu_nodes) g.engine = &policy->engine();
+  policy->set_trace_names(std::move(names));
+  if (!early.empty()) policy->set_deferred(std::move(early));
+  for (GpuNode& g : gpu_nodes) g.engine = policy.get();
 }
 
 Program::~Program() {
@@ -671,7 +671,7 @@ void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
   do {
     repeat.store(false, std::memory_order_relaxed);
     try {
-      policy->engine().run_calls(on, calls.data(), stop);
+      policy->run(on, calls.data(), stop);
     } catch (...) {
       synchronize_gpu();  // as GraphDriver does after a failed pass
       throw;
@@ -690,18 +690,22 @@ struct GraphRuntime {
   TaskScheduler scheduler;
 };
 
-void Program::start(Executor& on, const std::atomic<bool>* stop, TaskHeader* event) {
+void Program::start(Executor& on, const std::atomic<bool>* stop, Promise<>* done) {
   if (!not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + not_runnable);
   executor = &on;
   cancel = stop;
   repeat.store(false, std::memory_order_relaxed);
-  policy->engine().start_calls(
+  policy->start(
       on, calls.data(), stop,
-      [](void* done, std::exception_ptr error) {
-        auto* e = static_cast<TaskHeader*>(done);
-        e->core->complete_event(e, std::move(error));
+      [](void* promise, std::exception_ptr error) {
+        auto* p = static_cast<Promise<>*>(promise);
+        if (error) {
+          p->set_exception(std::move(error));
+        } else {
+          p->set_value();
+        }
       },
-      event);
+      done);
 }
 
 // The run's driver: a task that starts one pass over the graph's nodes and
@@ -714,9 +718,9 @@ struct GraphDriver {
   std::function<bool()> until;
   long finished = 0;
   Future<> pass;  // completes when the pass in flight ends
+  std::shared_ptr<Promise<>> pass_done;
 
   void operator()(TaskMember& member) {
-    TaskHeader* self = current_task();
     if (!pass.is_null()) {
       try {
         pass.get();  // rethrows the pass's error, or weft::Cancelled
@@ -733,13 +737,12 @@ struct GraphDriver {
         if (count >= 0 ? finished >= count : until()) return;  // complete
       }
     }
-    if (self->cancel_requested.load(std::memory_order_relaxed))
-      throw Cancelled("the graph run was cancelled");
-    TaskHeader* event = self->core->make_event();
-    if (event == nullptr)
-      throw std::runtime_error("Graph: the driver pool is exhausted (too many runs in flight)");
-    pass = FutureAccess::adopt<void>(event);
-    program->start(member.worker().executor(), &self->cancel_requested, event);
+    const std::atomic<bool>& cancelled = current_task()->cancel_requested;
+    if (cancelled.load(std::memory_order_relaxed)) throw Cancelled("the graph run was cancelled");
+    Executor& executor = member.worker().executor();
+    pass_done = std::make_shared<Promise<>>(executor);
+    pass = pass_done->get_future();
+    program->start(executor, &cancelled, pass_done.get());
     TaskScheduler::respawn(this, pass);
   }
 };
@@ -752,8 +755,8 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
   if (!program->not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + program->not_runnable);
   program->bind_gpu();  // GPU nodes' streams and events: made once, here, not while running
   auto& runtime = executor.extension<detail::GraphRuntime>();
-  Future<> done =
-      host_spawn(TaskSingle(runtime.scheduler), detail::GraphDriver{program, count, std::move(until), 0, {}});
+  Future<> done = host_spawn(TaskSingle(runtime.scheduler),
+                             detail::GraphDriver{program, count, std::move(until), 0, {}, {}});
   if (done.is_null())
     throw std::runtime_error("Graph::run_on: too many graph runs in flight (driver pool full)");
   return done;

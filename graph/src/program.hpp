@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <weft/graph/graph.hpp>
+#include <weft/runtime/promise.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 
 namespace weft::detail {
@@ -25,12 +26,12 @@ struct Program {
   void run_once(Executor& executor, const std::atomic<bool>* cancel);
   // Starts one pass over the nodes and returns; `event` (a scheduler event)
   // completes when the pass ends, with its error if it failed.
-  void start(Executor& executor, const std::atomic<bool>* cancel, TaskHeader* event);
+  void start(Executor& executor, const std::atomic<bool>* cancel, Promise<>* done);
 
   // What a run calls for node i: calls[i].fn(calls[i].state). One flat
   // array (no switch on the node kind, no shared_ptr on the path); `work`
   // and `subprograms` keep the states alive.
-  using Call = WorkGraphPolicy<int>::Engine::NodeCall;
+  using Call = WorkGraphPolicy<int>::NodeCall;
   struct SubgraphCall {
     Program* parent;
     Program* child;
@@ -47,7 +48,7 @@ struct Program {
   // GPU nodes (on_gpu): deferred nodes of the engine whose calls queue work
   // on a stream of their device (gpu_node.hpp).
   struct GpuNode {
-    WorkGraphEngine<int>* engine = nullptr;
+    const WorkGraphPolicy<int>* engine = nullptr;
     int node = -1;
     int device = -1;
     int copy_stream = -1;       // -1: the device's compute stream

@@ -223,6 +223,11 @@ void Executor::end_run() noexcept {
 }
 
 void Executor::wait_for_all() {
+  if (this_worker() != nullptr) {
+    throw std::logic_error(
+        "Executor::wait_for_all: called from inside a job (a graph node, a task, a TaskGroup callable) "
+        "running on this executor, which would wait for itself; wait for that work's own future instead");
+  }
   wait_until([this] { return active_runs_.load(std::memory_order_acquire) == 0; });
 }
 

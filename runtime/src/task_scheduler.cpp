@@ -31,22 +31,6 @@ bool join_waiters(TaskHeader& dependence, WaitNode& node) noexcept {
 
 }  // namespace
 
-void destroy(TaskHeader* task) noexcept {
-  if (task->ops != nullptr && task->ops->destroy_result != nullptr) task->ops->destroy_result(*task);
-  SchedulerCore* core = task->core;
-  const std::uint32_t size = task->block_size;
-  task->~TaskHeader();
-  core->free_block(task, size);
-}
-
-void wait_for(const TaskHeader& task) {
-  if (task.is_complete()) return;
-  if (task.core == nullptr) throw std::logic_error("Future::wait: the task has no scheduler");
-  if (current_task() == &task) throw std::logic_error("Future::wait: a task cannot wait for itself");
-  // Woken when a worker runs out of work (and every few ms regardless).
-  task.core->executor().wait_until([&task] { return task.is_complete(); });
-}
-
 SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& pool)
     : executor_(executor),
       pool_(pool),
@@ -308,21 +292,6 @@ void SchedulerCore::when_all_dependence_done(TaskHeader* entity, const std::exce
   }
 }
 
-TaskHeader* SchedulerCore::make_event() noexcept {
-  void* memory = allocate(sizeof(TaskHeader));
-  if (memory == nullptr) return nullptr;
-  auto* event = ::new (memory) TaskHeader(nullptr);  // never executed as a job
-  event->core = this;
-  event->kind = TaskKind::Event;
-  event->block_size = static_cast<std::uint32_t>(sizeof(TaskHeader));
-  event->refs.store(2, std::memory_order_relaxed);
-  return event;
-}
-
-void SchedulerCore::complete_event(TaskHeader* event, std::exception_ptr error) {
-  complete(event, error ? &error : nullptr, calling_worker());
-}
-
 void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
   auto* task = static_cast<TaskHeader*>(&job);
   SchedulerCore& core = *task->core;
@@ -502,7 +471,7 @@ void SchedulerCore::finish(TaskHeader* task, WorkerContext* worker) {
       ++references;
     }
     if (waiter->core != this) [[unlikely]] {
-      waiter->core->done_waiting_elsewhere(waiter, task->error);
+      waiter->core->dependence_done_elsewhere(waiter, task->error);
     } else if (waiter->kind == TaskKind::WhenAll) {
       when_all_dependence_done(waiter, task->error, worker);
     } else {
@@ -512,12 +481,12 @@ void SchedulerCore::finish(TaskHeader* task, WorkerContext* worker) {
   }
   // This scheduler and its pool are still alive: whoever completes a task
   // of it holds it (invoke() counts the task complete last; a completion on
-  // behalf of another scheduler counts itself, see done_waiting_elsewhere).
+  // behalf of another scheduler counts itself, see dependence_done_elsewhere).
   release(task, references);
 }
 
-void SchedulerCore::done_waiting_elsewhere(TaskHeader* waiter, const std::exception_ptr& error) {
-  // The caller completed a task of another scheduler, and may run on a
+void SchedulerCore::dependence_done_elsewhere(TaskHeader* waiter, const std::exception_ptr& error) {
+  // The caller completed a task of another scheduler or a promise, and may run on a
   // worker of another executor, holding nothing of this scheduler: once the
   // waiter is ready, this scheduler's tasks could all complete, wait()
   // return and the scheduler go away under us. Counting one more task in

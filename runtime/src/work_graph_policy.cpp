@@ -15,42 +15,50 @@ Executor& default_executor() {
 namespace detail {
 
 template <class Index>
-WorkGraphEngine<Index>::WorkGraphEngine(Crs<Index> dag, std::vector<Domain> domains)
-    : dag_(std::move(dag)), domains_(std::move(domains)) {
+WorkGraphEngine<Index>::WorkGraphEngine(Crs<Index> dag, std::vector<Domain> domains,
+                                        std::vector<std::uint8_t> conditions)
+    : dag_(std::move(dag)), domains_(std::move(domains)), conditions_(std::move(conditions)) {
   validate_crs(dag_, "WorkGraphPolicy");
   const Index n = dag_.num_rows();
-  if (!domains_.empty() && domains_.size() != static_cast<std::size_t>(n)) {
+  const auto nodes = static_cast<std::size_t>(n);
+  if (!domains_.empty() && domains_.size() != nodes) {
     throw std::invalid_argument("WorkGraphPolicy: " + std::to_string(domains_.size()) +
                                 " domains given for " + std::to_string(n) + " nodes");
   }
+  if (!conditions_.empty() && conditions_.size() != nodes) {
+    throw std::invalid_argument("WorkGraphPolicy: " + std::to_string(conditions_.size()) +
+                                " condition flags given for " + std::to_string(n) + " nodes");
+  }
+  if (std::none_of(conditions_.begin(), conditions_.end(), [](std::uint8_t c) { return c != 0; }))
+    conditions_.clear();  // no condition node: the faster mode
 
-  in_degree_.assign(static_cast<std::size_t>(n), 0);
-  for (Index j : dag_.entries) ++in_degree_[static_cast<std::size_t>(j)];
-
-  // Kahn's algorithm: a DAG lets every node reach in-degree zero.
-  std::vector<Index> remaining = in_degree_;
-  std::vector<Index> ready;
-  for (Index i = 0; i < n; ++i)
-    if (remaining[static_cast<std::size_t>(i)] == 0) ready.push_back(i);
-  roots_ = ready;
-  Index visited = 0;
-  while (!ready.empty()) {
-    const Index i = ready.back();
-    ready.pop_back();
-    ++visited;
-    for (Index k = dag_.row_begin(i); k < dag_.row_end(i); ++k) {
-      const Index j = dag_.entries[static_cast<std::size_t>(k)];
-      if (--remaining[static_cast<std::size_t>(j)] == 0) ready.push_back(j);
+  // A node's join counts its strong predecessors; a root has no
+  // predecessor at all (a node that only condition nodes reach is not one).
+  in_degree_.assign(nodes, 0);
+  std::vector<Index> all_in_degree;
+  if (conditions_.empty()) {
+    for (Index j : dag_.entries) ++in_degree_[static_cast<std::size_t>(j)];
+  } else {
+    all_in_degree.assign(nodes, 0);
+    for (Index i = 0; i < n; ++i) {
+      const bool weak = conditions_[static_cast<std::size_t>(i)] != 0;
+      for (Index k = dag_.row_begin(i); k < dag_.row_end(i); ++k) {
+        const auto j = static_cast<std::size_t>(dag_.entries[static_cast<std::size_t>(k)]);
+        ++all_in_degree[j];
+        if (!weak) ++in_degree_[j];
+      }
     }
   }
-  if (visited != n) throw_cycle(remaining);
+  const std::vector<Index>& any_in_degree = conditions_.empty() ? in_degree_ : all_in_degree;
+  for (Index i = 0; i < n; ++i)
+    if (any_in_degree[static_cast<std::size_t>(i)] == 0) roots_.push_back(i);
+  check_acyclic(in_degree_);
 
   for (Index i = 0; i < n; ++i)
     if (dag_.row_begin(i) == dag_.row_end(i)) ++sinks_;
-  join_ = std::make_unique<std::atomic<Index>[]>(static_cast<std::size_t>(n));
-  for (Index i = 0; i < n; ++i)
-    join_[static_cast<std::size_t>(i)].store(in_degree_[static_cast<std::size_t>(i)]);
-  jobs_.reserve(static_cast<std::size_t>(n));
+  join_ = std::make_unique<std::atomic<Index>[]>(nodes);
+  for (std::size_t i = 0; i < nodes; ++i) join_[i].store(in_degree_[i], std::memory_order_relaxed);
+  jobs_.reserve(nodes);
   for (Index i = 0; i < n; ++i) jobs_.emplace_back(this);
   if (!roots_.empty()) {
     const Index count = static_cast<Index>(roots_.size());
@@ -58,6 +66,29 @@ WorkGraphEngine<Index>::WorkGraphEngine(Crs<Index> dag, std::vector<Domain> doma
     seeds_.reserve(static_cast<std::size_t>(2 * (count / grain) + 2));
     build_seeds(0, count, grain);
   }
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::check_acyclic(const std::vector<Index>& strong_in_degree) {
+  // Kahn's algorithm over the strong edges: without a strong cycle every
+  // node reaches in-degree zero.
+  const Index n = dag_.num_rows();
+  std::vector<Index> remaining = strong_in_degree;
+  std::vector<Index> ready;
+  for (Index i = 0; i < n; ++i)
+    if (remaining[static_cast<std::size_t>(i)] == 0) ready.push_back(i);
+  Index visited = 0;
+  while (!ready.empty()) {
+    const Index i = ready.back();
+    ready.pop_back();
+    ++visited;
+    if (!conditions_.empty() && conditions_[static_cast<std::size_t>(i)] != 0) continue;  // weak edges
+    for (Index k = dag_.row_begin(i); k < dag_.row_end(i); ++k) {
+      const Index j = dag_.entries[static_cast<std::size_t>(k)];
+      if (--remaining[static_cast<std::size_t>(j)] == 0) ready.push_back(j);
+    }
+  }
+  if (visited != n) throw_cycle(remaining);
 }
 
 template <class Index>
@@ -76,11 +107,15 @@ int WorkGraphEngine<Index>::build_seeds(Index lo, Index hi, Index grain) {
 
 template <class Index>
 void WorkGraphEngine<Index>::throw_cycle(const std::vector<Index>& remaining) const {
-  // Nodes Kahn's algorithm could not free all wait on some other such node,
-  // so walking predecessors inside that set must come back to a node seen.
+  // Nodes Kahn's algorithm could not free all wait on some other such node
+  // through a strong edge, so walking those predecessors inside that set
+  // must come back to a node seen.
   Crs<Index> preds;
   transpose_crs(preds, dag_);
   const Index n = dag_.num_rows();
+  const auto strong = [this](Index from) {
+    return conditions_.empty() || conditions_[static_cast<std::size_t>(from)] == 0;
+  };
   Index start = 0;
   while (remaining[static_cast<std::size_t>(start)] == 0) ++start;
   std::vector<Index> seen_at(static_cast<std::size_t>(n), -1);
@@ -91,7 +126,7 @@ void WorkGraphEngine<Index>::throw_cycle(const std::vector<Index>& remaining) co
     path.push_back(v);
     for (Index k = preds.row_begin(v); k < preds.row_end(v); ++k) {
       const Index u = preds.entries[static_cast<std::size_t>(k)];
-      if (remaining[static_cast<std::size_t>(u)] > 0) {
+      if (remaining[static_cast<std::size_t>(u)] > 0 && strong(u)) {
         v = u;
         break;
       }
@@ -116,27 +151,37 @@ void WorkGraphEngine<Index>::run_calls(Executor& executor, const NodeCall* calls
 template <class Index>
 void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call call,
                                  const std::atomic<bool>* cancel) {
+  if (!conditions_.empty()) {
+    throw std::logic_error(
+        "parallel_for(WorkGraphPolicy, f): the policy has condition nodes, whose calls return the "
+        "successor to run; run them with WorkGraphPolicy::run and a NodeCall per node");
+  }
   execute_run(executor, functor, call, nullptr, cancel);
 }
 
 template <class Index>
 void WorkGraphEngine<Index>::execute_run(Executor& executor, const void* functor, Call call,
                                          const NodeCall* calls, const std::atomic<bool>* cancel) {
-  if (!begin(executor, functor, call, calls, cancel, nullptr, nullptr)) return;
-  // acquire: pairs with the acq_rel decrement that finished the last sink.
-  executor.wait_until([this] { return pending_sinks_.load(std::memory_order_acquire) == 0; });
+  if (!begin(executor, functor, call, calls, cancel, nullptr, nullptr, nullptr)) {
+    if (std::exception_ptr error = finish_run()) std::rethrow_exception(error);
+    return;
+  }
+  // acquire: pairs with the acq_rel decrement that ended the run.
+  executor.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
   if (std::exception_ptr error = finish_run()) std::rethrow_exception(error);
 }
 
 template <class Index>
 void WorkGraphEngine<Index>::start_calls(Executor& executor, const NodeCall* calls,
-                                         const std::atomic<bool>* cancel, OnDone done, void* context) {
-  if (!begin(executor, nullptr, nullptr, calls, cancel, done, context)) done(context, finish_run());
+                                         const std::atomic<bool>* cancel, OnDone done, void* context,
+                                         const WaitScope* scope) {
+  if (!begin(executor, nullptr, nullptr, calls, cancel, done, context, scope)) done(context, finish_run());
 }
 
 template <class Index>
 bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call call, const NodeCall* calls,
-                                   const std::atomic<bool>* cancel, OnDone done, void* context) {
+                                   const std::atomic<bool>* cancel, OnDone done, void* context,
+                                   const WaitScope* scope) {
   if (busy_.exchange(true, std::memory_order_acquire)) {
     throw std::logic_error("WorkGraphPolicy: this policy is already running a parallel_for");
   }
@@ -154,10 +199,11 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
   cancel_ = cancel;
   on_done_ = done;
   on_done_context_ = context;
+  scope_ = scope;
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
-  if (dag_.num_rows() == 0) return false;
-  pending_sinks_.store(sinks_, std::memory_order_relaxed);
+  if (roots_.empty()) return false;  // no node, or none without a predecessor
+  pending_.store(conditions_.empty() ? sinks_ : static_cast<Index>(roots_.size()), std::memory_order_relaxed);
   executor.begin_run();
   // Submitting publishes everything above to the workers (the deque's or the
   // inbox's release/acquire).
@@ -177,35 +223,44 @@ std::exception_ptr WorkGraphEngine<Index>::finish_run() noexcept {
 }
 
 template <class Index>
+void WorkGraphEngine<Index>::execute(Index node, WorkerContext& worker, Index& owed) {
+  const bool traced = worker.tracing();
+  if (conditions_.empty()) {
+    traced ? execute_from<true, false>(node, worker, owed) : execute_from<false, false>(node, worker, owed);
+  } else {
+    traced ? execute_from<true, true>(node, worker, owed) : execute_from<false, true>(node, worker, owed);
+  }
+}
+
+template <class Index>
 void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
   const SeedJob* seed = static_cast<const SeedJob*>(&job);
   WorkGraphEngine& self = *seed->engine;
+  WaitScope::Inside inside(self.scope_);
   while (seed->left >= 0) {  // keep the left half, offer the right half to thieves
     worker.push(&self.seeds_[static_cast<std::size_t>(seed->right)]);
     seed = &self.seeds_[static_cast<std::size_t>(seed->left)];
   }
   const Index lo = seed->lo, hi = seed->hi;
-  Index sinks = 0;
+  Index owed = 0;
   // Reading roots_[r] is safe: while root r has not run, the run cannot end.
-  const bool traced = worker.tracing();  // once per block of roots
-  for (Index r = lo; r < hi; ++r) {
-    const Index root = self.roots_[static_cast<std::size_t>(r)];
-    sinks += traced ? self.template execute_from<true>(root, worker)
-                    : self.template execute_from<false>(root, worker);
-  }
-  if (sinks > 0) self.finish_sinks(sinks);
+  for (Index r = lo; r < hi; ++r) self.execute(self.roots_[static_cast<std::size_t>(r)], worker, owed);
+  if (owed > 0) self.finish(owed);
 }
 
 template <class Index>
 void WorkGraphEngine<Index>::invoke_node(Job& job, WorkerContext& worker) {
   WorkGraphEngine& self = *static_cast<NodeJob&>(job).engine;
+  WaitScope::Inside inside(self.scope_);
   const Index node = static_cast<Index>(static_cast<NodeJob*>(&job) - self.jobs_.data());
-  const Index sinks = self.execute(node, worker);
-  if (sinks > 0) self.finish_sinks(sinks);
+  Index owed = 0;
+  self.execute(node, worker, owed);
+  if (owed > 0) self.finish(owed);
 }
 
 template <class Index>
-Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worker) {
+template <bool Conditions>
+Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worker, Index& owed) {
   const Index* entries = dag_.entries.data();
   Index next = -1;
   for (Index k = from; k < to; ++k) {
@@ -213,6 +268,7 @@ Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worke
     // acq_rel: release publishes the node's effects to whoever runs succ;
     // acquire makes the other predecessors' effects visible if that is us.
     if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if constexpr (Conditions) add_in_flight(owed);
       if (next < 0) {
         next = succ;  // run one ready successor here, without a push
       } else {
@@ -223,54 +279,70 @@ Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worke
   return next;
 }
 
+// What a job owes the pending count: without condition nodes, one for each
+// sink it completed; with them, one for each node it finished, less one for
+// each node it made ready (taken from the debt while there is one, else
+// added to the shared count before the node is handed over). So the count
+// never falls below the nodes truly in flight, and a chain of single
+// successors touches it only once.
 template <class Index>
-template <bool Traced>
-Index WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker) {
+template <bool Traced, bool Conditions>
+void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Index& owed) {
   const Index* row_map = dag_.row_map.data();
-  Index sinks = 0;
   while (true) {
     const auto at = static_cast<std::size_t>(node);
     const Domain domain = domains_.empty() ? Domain::Cpu : domains_[at];
     if (domain == Domain::Gpu && worker.domain() != Domain::Gpu) {
       worker.push(&jobs_[at], Domain::Gpu);  // a GPU worker runs it
-      return sinks;
+      return;
     }
     const Index begin = row_map[node], end = row_map[node + 1];
     const Index early = deferred_.empty() ? -1 : deferred_[at];
-    // Ready the counter for the next run now: nothing touches it again in
-    // this run, and the next run starts only after this one completed.
+    const bool condition = Conditions && conditions_[at] != 0;
+    // Ready the counter for the next time this node runs: nothing else
+    // touches it until then (the next pass starts only after this one
+    // ended; in a loop, only this node's strong predecessors, which run
+    // after it).
     join_[at].store(in_degree_[at], std::memory_order_relaxed);
     // relaxed: heuristics; the first exception is kept whatever we read here,
     // and a cancellation only needs to be seen eventually.
     bool started = false;
+    int choice = -1;
     if (!failed_.load(std::memory_order_relaxed) &&
         (cancel_ == nullptr || !cancel_->load(std::memory_order_relaxed))) {
       // Read before the call: once a deferred node with no early successor
       // is started, its completion may end the run and free this engine.
       const char* name = trace_names_.empty() ? "node" : trace_names_[at];
       try {
-        if constexpr (Traced) {
-          const std::int64_t start = worker.trace_clock();
-          invoke_node_call(node);
-          worker.trace(name, domain, start);
+        const std::int64_t start = Traced ? worker.trace_clock() : 0;
+        if (condition) {
+          choice = node_calls_[at].choose();
         } else {
           invoke_node_call(node);
         }
+        if constexpr (Traced) worker.trace(name, domain, start);
         started = true;
       } catch (...) {
         if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
       }
     }
     Index next;
-    if (early >= 0 && started) {
-      // complete_deferred() releases the rest and counts the sink.
-      if (early == 0) return sinks;
-      next = release(begin, begin + early, worker);
+    if (condition) {
+      ++owed;  // finished; a skipped condition node chooses nothing
+      next = -1;
+      if (choice >= 0 && choice < end - begin) {
+        next = dag_.entries[static_cast<std::size_t>(begin + choice)];
+        add_in_flight(owed);
+      }
+    } else if (early >= 0 && started) {
+      // complete_deferred() releases the rest, and finishes the node.
+      if (early == 0) return;
+      next = release<Conditions>(begin, begin + early, worker, owed);
     } else {
-      if (begin == end) ++sinks;
-      next = release(begin, end, worker);
+      if (Conditions || begin == end) ++owed;  // finished (a sink, without conditions)
+      next = release<Conditions>(begin, end, worker, owed);
     }
-    if (next < 0) return sinks;
+    if (next < 0) return;
     node = next;
   }
 }
@@ -289,6 +361,10 @@ void WorkGraphEngine<Index>::set_deferred(std::vector<Index> early) {
                                   std::to_string(dag_.row_end(i) - dag_.row_begin(i)) +
                                   " successors, so it cannot release " + std::to_string(k) + " early");
     }
+    if (k >= 0 && !conditions_.empty() && conditions_[static_cast<std::size_t>(i)] != 0) {
+      throw std::invalid_argument("WorkGraphPolicy::set_deferred: node " + std::to_string(i) +
+                                  " is a condition node, which cannot be deferred");
+    }
   }
   deferred_ = std::move(early);
 }
@@ -299,28 +375,30 @@ void WorkGraphEngine<Index>::complete_deferred(Index node, std::exception_ptr er
   Executor& executor = *executor_;
   const auto at = static_cast<std::size_t>(node);
   const Index begin = dag_.row_begin(node) + deferred_[at], end = dag_.row_end(node);
-  const bool sink = dag_.row_begin(node) == end;
+  const bool counted = !conditions_.empty() || dag_.row_begin(node) == end;  // what finishing it pays
   // Possibly not a worker (a CUDA callback thread): submit, which wakes one.
-  // Until the last successor is released the run cannot end, so reading the
-  // rows stays safe; after that this engine is not touched.
+  // Until this node is paid for the run cannot end, so reading the rows
+  // stays safe; after that this engine is not touched.
   for (Index k = begin; k < end; ++k) {
     const Index succ = dag_.entries[static_cast<std::size_t>(k)];
     if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // relaxed: as in add_in_flight(); up before the node is handed over.
+      if (!conditions_.empty()) pending_.fetch_add(1, std::memory_order_relaxed);
       executor.submit(&jobs_[static_cast<std::size_t>(succ)],
                       domains_.empty() ? Domain::Cpu : domains_[static_cast<std::size_t>(succ)]);
     }
   }
-  if (sink) finish_sinks(1);
+  if (counted) finish(1);
 }
 
 template <class Index>
-void WorkGraphEngine<Index>::finish_sinks(Index completed) {
+void WorkGraphEngine<Index>::finish(Index owed) {
   Executor& executor = *executor_;  // the engine may be reused or gone once pending hits zero
   const OnDone done = on_done_;
   void* const context = on_done_context_;
   // acq_rel: release publishes this worker's nodes (and error_) to the
   // waiter; acquire chains the other workers' releases into the last one.
-  if (pending_sinks_.fetch_sub(completed, std::memory_order_acq_rel) != completed) return;
+  if (pending_.fetch_sub(owed, std::memory_order_acq_rel) != owed) return;
   if (done == nullptr) {
     executor.end_run();  // a blocking run(): the waiter settles the run
     return;

@@ -30,8 +30,8 @@ namespace {
 // random delay: the role a CUDA host callback plays for GPU nodes.
 class Completer {
  public:
-  explicit Completer(weft::detail::WorkGraphEngine<int>& engine, std::atomic<int>* completed)
-      : engine_(engine), completed_(completed), thread_([this] { loop(); }) {}
+  explicit Completer(const weft::WorkGraphPolicy<int>& policy, std::atomic<int>* completed)
+      : policy_(policy), completed_(completed), thread_([this] { loop(); }) {}
   ~Completer() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -64,12 +64,12 @@ class Completer {
       lock.unlock();
       std::this_thread::sleep_for(std::chrono::microseconds(rng() % 50));
       if (completed_ != nullptr) completed_[r.node].store(1, std::memory_order_relaxed);
-      engine_.complete_deferred(r.node, std::move(r.error));
+      policy_.complete_deferred(r.node, std::move(r.error));
       lock.lock();
     }
   }
 
-  weft::detail::WorkGraphEngine<int>& engine_;
+  const weft::WorkGraphPolicy<int>& policy_;
   std::atomic<int>* completed_;
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -110,7 +110,7 @@ void check_deferred(weft::Executor& executor, const weft::Crs<int>& shape, int r
   for (int i = 0; i < n; ++i) deferred[static_cast<std::size_t>(i)] = i % 3 == 0;
   DeferredDag d = with_deferred(shape, deferred);
   weft::WorkGraphPolicy<int> policy(d.dag);
-  policy.engine().set_deferred(d.early);
+  policy.set_deferred(d.early);
   std::vector<std::vector<std::pair<int, bool>>> preds(static_cast<std::size_t>(n));  // (pred, early?)
   for (int i = 0; i < n; ++i) {
     for (int k = d.dag.row_begin(i); k < d.dag.row_end(i); ++k) {
@@ -124,7 +124,7 @@ void check_deferred(weft::Executor& executor, const weft::Crs<int>& shape, int r
     auto completed = std::make_unique<std::atomic<int>[]>(static_cast<std::size_t>(n));
     std::atomic<long> violations{0};
     {
-      Completer completer(policy.engine(), completed.get());
+      Completer completer(policy, completed.get());
       weft::parallel_for(executor, policy, [&](int j) {
         for (const auto& [p, early] : preds[static_cast<std::size_t>(j)]) {
           const auto& seen = early ? started : completed;
@@ -168,10 +168,10 @@ TEST_CASE("WorkGraph.deferred_completion_error_fails_the_run_and_the_policy_stay
   weft::Executor executor(weft::test::cpu_only(2));
   // 0 -> 1 -> 2, node 1 deferred with no early successor.
   weft::WorkGraphPolicy<int> policy(weft::test::chain(3));
-  policy.engine().set_deferred({-1, 0, -1});
+  policy.set_deferred({-1, 0, -1});
   std::atomic<int> ran_last{0};
   {
-    Completer completer(policy.engine(), nullptr);
+    Completer completer(policy, nullptr);
     const auto body = [&](int i) {
       if (i == 1) completer.later(1, std::make_exception_ptr(std::runtime_error("the kernel faulted")));
       if (i == 2) ran_last.fetch_add(1);
@@ -192,7 +192,7 @@ TEST_CASE("WorkGraph.deferred_completion_error_fails_the_run_and_the_policy_stay
 TEST_CASE("WorkGraph.a_deferred_node_that_throws_completes_at_once") {
   weft::Executor executor(weft::test::cpu_only(2));
   weft::WorkGraphPolicy<int> policy(weft::test::chain(3));
-  policy.engine().set_deferred({0, 0, 0});  // every node deferred; none calls complete_deferred
+  policy.set_deferred({0, 0, 0});  // every node deferred; none calls complete_deferred
   const auto body = [](int i) {
     if (i == 0) throw std::runtime_error("could not queue the kernel");
   };
@@ -203,12 +203,12 @@ TEST_CASE("WorkGraph.a_deferred_node_that_throws_completes_at_once") {
 TEST_CASE("WorkGraph.set_deferred_rejects_bad_entries") {
   weft::WorkGraphPolicy<int> policy(weft::test::chain(3));
   CHECK(weft::test::invalid_argument_message([&] {
-          policy.engine().set_deferred({-1, -1});
+          policy.set_deferred({-1, -1});
         }) == "WorkGraphPolicy::set_deferred: 2 entries given for 3 nodes");
   CHECK(weft::test::invalid_argument_message([&] {
-          policy.engine().set_deferred({-1, 2, -1});
+          policy.set_deferred({-1, 2, -1});
         }) == "WorkGraphPolicy::set_deferred: node 1 has 1 successors, so it cannot release 2 early");
   CHECK(weft::test::invalid_argument_message([&] {
-          policy.engine().set_deferred({-2, 0, 0});
+          policy.set_deferred({-2, 0, 0});
         }) == "WorkGraphPolicy::set_deferred: node 0 has 1 successors, so it cannot release -2 early");
 }

@@ -137,10 +137,15 @@ class Executor {
   // object the waiter will destroy.
   void notify_completion() noexcept;
 
-  // Runs (task groups, work-graph executions) register here, so that
-  // wait_for_all() and the destructor can wait for them.
+  // Runs (task groups, work-graph executions, graph runs from submission
+  // on) register here, so that wait_for_all() and the destructor can wait
+  // for them.
   void begin_run() noexcept { active_runs_.fetch_add(1, std::memory_order_relaxed); }
   void end_run() noexcept;
+  // Returns once every run begun before it has ended: graph runs submitted
+  // before it, queued ones included, and task groups' callables. From
+  // inside a job running on this executor it would wait for itself, and
+  // throws std::logic_error instead.
   void wait_for_all();
 
   int worker_count() const noexcept { return static_cast<int>(workers_.size()); }
@@ -161,8 +166,10 @@ class Executor {
   Tracer& tracer() noexcept { return *tracer_; }
 
   // Runs a graph (or anything with run_on(executor, count, until)): once,
-  // n times, or until pred() says stop after a run. Returns a Future<void>
-  // that completes when the runs are done; Future::cancel() stops it.
+  // n times (n >= 0), or until pred() says stop, which it asks before each
+  // pass, the first included. Runs of one graph queue: each starts once the
+  // runs submitted before it have ended. Returns a Future<void> that
+  // completes when the runs are done; Future::cancel() stops it.
   template <class Runnable>
   auto run(Runnable& graph) {
     return graph.run_on(*this, 1, nullptr);

@@ -1,15 +1,20 @@
 // Future<T>: a shared-ownership handle to a dynamic task (Kokkos report
-// 3.2.1). Copies share the task; the last one lets the task's block go back
-// to the memory pool (once the task is also complete).
+// 3.2.1) or to a Promise's result. Copies share it; the last one lets the
+// task's block go back to the memory pool (once the task is also complete).
 //
 //   weft::Future<long> f = weft::host_spawn(weft::TaskSingle(sched), Fib{sched, 20});
-//   weft::wait(sched);
-//   long v = f.get();             // the task's result (rethrows its exception)
+//   long v = f.get();             // waits for the task, then its result (rethrows its exception)
 //   weft::Future<> done = f;      // any future converts to Future<void>
+//   weft::Future<> run = executor.run(graph);
+//   run.get();                    // waits for the graph run; rethrows a node's exception
 //
-// get() on a null future, or on a task that is not complete yet, throws
-// std::logic_error saying which. A task that threw, or whose dependence
-// failed, is complete with that exception: get() rethrows it.
+// get() and wait() on an incomplete future wait, like std::future::get: on
+// a worker thread they run other ready jobs meanwhile, elsewhere they sleep.
+// Inside a task, get() on an incomplete task of the same scheduler throws
+// std::logic_error instead (a task never blocks: respawn on the future).
+// get() on a null future throws std::logic_error. A task that threw, or
+// whose dependence failed, is complete with that exception: get()
+// rethrows it.
 #pragma once
 
 #include <stdexcept>
@@ -17,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <weft/runtime/detail/task_header.hpp>
 #include <weft/runtime/task.hpp>
 
 namespace weft {
@@ -55,10 +61,17 @@ class Future {
   bool is_null() const noexcept { return task_ == nullptr; }
 
   // Asks the task not to run: a task that has not started completes with a
-  // weft::Cancelled error instead; a graph run stops starting nodes. A task
-  // already running finishes normally. Does nothing on a null future.
+  // weft::Cancelled error instead; a graph run stops starting nodes (a
+  // queued one is removed without running); a Promise's producer sees
+  // cancel_requested(). A task already running finishes normally. Does
+  // nothing on a null future.
   void cancel() const noexcept {
-    if (task_ != nullptr) task_->cancel_requested.store(true, std::memory_order_relaxed);
+    if (task_ == nullptr) return;
+    if (task_->kind == detail::TaskKind::Promise) {
+      detail::cancel_promise(static_cast<detail::PromiseHeader&>(*task_));
+    } else {
+      task_->cancel_requested.store(true, std::memory_order_relaxed);
+    }
   }
   // get() would throw weft::Cancelled.
   bool is_cancelled() const noexcept {
@@ -75,15 +88,16 @@ class Future {
   explicit operator bool() const noexcept { return !is_null(); }
 
   // Blocks until the task is complete (on a worker thread: runs other jobs
-  // meanwhile). Does not throw the task's exception; get() does. For graph
-  // runs: executor.run(g).wait().get().
+  // meanwhile). Does not throw the task's exception; get() does. Throws
+  // std::logic_error for a self-wait: a task waiting for itself, or a wait
+  // from inside the work it waits for (a node waiting for its own graph's run).
   const Future& wait() const {
     if (task_ == nullptr) throw std::logic_error("Future::wait: the future is null (no task)");
     detail::wait_for(*task_);
     return *this;
   }
 
-  // The result of the completed task (nothing for Future<void>).
+  // The result, once complete (nothing for Future<void>); waits first (see above).
   decltype(auto) get() const {
     check_complete();
     if constexpr (!std::is_void_v<T>) return static_cast<const T&>(*static_cast<const T*>(task_->result));
@@ -108,10 +122,15 @@ class Future {
   }
   [[gnu::cold, gnu::noinline]] void check_complete_slowly() const {
     if (task_ == nullptr) throw std::logic_error("Future::get: the future is null (no task)");
-    const detail::TaskState state = task_->state.load(std::memory_order_acquire);
-    if (state != detail::TaskState::Complete) {
-      throw std::logic_error(std::string("Future::get: the task is not complete (it is ") +
-                             detail::to_string(state) + "); wait for it first");
+    if (!task_->is_complete()) {
+      if (task_->core != nullptr && task_->core == detail::current_core()) {
+        // A task never blocks on its own scheduler's work: it respawns.
+        throw std::logic_error(std::string("Future::get: the task is not complete (it is ") +
+                               detail::to_string(task_->state.load(std::memory_order_acquire)) +
+                               "); inside a task of the same scheduler, respawn(this, future) instead of "
+                               "waiting for it");
+      }
+      detail::wait_for(*task_);
     }
     if (task_->error) std::rethrow_exception(task_->error);
   }

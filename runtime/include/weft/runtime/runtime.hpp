@@ -1,6 +1,8 @@
 // The runtime layer: Chase-Lev deques, hwloc topology, the work-stealing
-// Executor with CPU- and GPU-priority workers, task groups, and the static
-// work-DAG (Crs, transpose_crs, WorkGraphPolicy, parallel_for).
+// Executor with CPU- and GPU-priority workers, task groups, the static
+// work-DAG (Crs, transpose_crs, WorkGraphPolicy, parallel_for), the dynamic
+// task-DAG (TaskScheduler, Future), and Promise for completing futures from
+// outside it.
 #pragma once
 
 #include <weft/memory/memory.hpp>
@@ -11,10 +13,12 @@
 #include <weft/runtime/executor_config.hpp>
 #include <weft/runtime/future.hpp>
 #include <weft/runtime/job.hpp>
+#include <weft/runtime/promise.hpp>
 #include <weft/runtime/task.hpp>
 #include <weft/runtime/task_group.hpp>
 #include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/topology.hpp>
 #include <weft/runtime/trace.hpp>
+#include <weft/runtime/wait_scope.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 #include <weft/runtime/worker_stats.hpp>

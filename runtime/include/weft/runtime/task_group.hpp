@@ -4,9 +4,11 @@
 //   for (int i = 0; i < n; ++i) group.run([&, i] { out[i] = work(i); });
 //   group.wait();   // returns when all ran; rethrows the first exception
 //
-// Callables may run() more callables into the same group from inside a job.
-// If one throws, the others still run (they are independent); wait() then
-// rethrows the first exception and the group is ready for reuse.
+// Callables may run() more callables into the same group from inside a job,
+// but not wait() for it there: the group cannot finish before the calling
+// job does, so that throws std::logic_error. If one throws, the others
+// still run (they are independent); wait() then rethrows the first
+// exception and the group is ready for reuse.
 //
 // Each run() allocates its job on the heap; the pool-backed, allocation-free
 // path is the task-DAG's TaskScheduler.
@@ -15,10 +17,12 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include <weft/runtime/executor.hpp>
+#include <weft/runtime/wait_scope.hpp>
 
 namespace weft {
 
@@ -51,6 +55,7 @@ class TaskGroup {
   }
 
   void wait() {
+    if (scope_.entered()) throw std::logic_error(scope_.self_wait_message());
     executor_.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error = std::exchange(error_, nullptr);
@@ -72,6 +77,7 @@ class TaskGroup {
       const bool traced = worker.tracing();
       const std::int64_t start = traced ? worker.trace_clock() : 0;
       try {
+        WaitScope::Inside inside(&group->scope_);
         job->fn();
       } catch (...) {
         group->capture(std::current_exception());
@@ -98,6 +104,9 @@ class TaskGroup {
   }
 
   Executor& executor_;
+  WaitScope scope_{
+      "TaskGroup::wait: called from a job of the same group, which cannot finish before that job does "
+      "(it would wait forever); run() more work into the group and wait outside it"};
   std::atomic<std::int64_t> pending_{0};
   std::atomic<bool> has_error_{false};
   std::exception_ptr error_;

@@ -174,12 +174,10 @@ class SchedulerCore {
   // (the caller holds a future to it); the entity takes no reference to it.
   void add_to_when_all(TaskHeader* entity, std::size_t i, TaskHeader* dependence);
 
-  // An event: a dependence that something outside the task-DAG completes
-  // (a graph run that ends, say), or nullptr when the pool is exhausted.
-  // Holds two references: the caller's (adopt it into a Future) and one
-  // that complete_event() drops.
-  TaskHeader* make_event() noexcept;
-  void complete_event(TaskHeader* event, std::exception_ptr error);
+  // A dependence outside this scheduler (a task of another one, a
+  // promise), which `waiter` (one of ours) waited for, completed (with
+  // `error`, if set): the waiter becomes ready, or the when-all counts it.
+  void dependence_done_elsewhere(TaskHeader* waiter, const std::exception_ptr& error);
 
   void wait();
 
@@ -276,9 +274,6 @@ class SchedulerCore {
   // once its functor is gone: publishes the completion, tells the waiters,
   // drops the scheduler's reference.
   [[gnu::always_inline]] inline void finish(TaskHeader* task, WorkerContext* worker);
-  // A task of another scheduler, which `waiter` (one of ours) waited for,
-  // completed (with `error`, if set).
-  void done_waiting_elsewhere(TaskHeader* waiter, const std::exception_ptr& error);
   // One of the when-all's dependences completed (with `error`, if set).
   void when_all_dependence_done(TaskHeader* entity, const std::exception_ptr& error, WorkerContext* worker);
   void record_error(const std::exception_ptr& error) noexcept;
@@ -445,7 +440,20 @@ TaskPolicy TaskSingle(const Future<T>& dependence, TaskPriority priority = TaskP
                       Domain domain = Domain::Cpu) {
   detail::TaskHeader* task = detail::FutureAccess::task(dependence);
   if (task == nullptr) throw std::invalid_argument("TaskSingle: the dependence future is null");
+  if (task->core == nullptr) {
+    throw std::invalid_argument(
+        "TaskSingle: the dependence future has no scheduler (it comes from a Promise or a graph run); "
+        "name one: TaskSingle(scheduler, future)");
+  }
   return {task->core, task, priority, domain, detail::TaskKind::Single};
+}
+// On `scheduler`, after `dependence` completes (a task of any scheduler, a
+// Promise's future, a graph run); a null dependence counts as complete.
+template <class T>
+TaskPolicy TaskSingle(const TaskScheduler& scheduler, const Future<T>& dependence,
+                      TaskPriority priority = TaskPriority::Regular, Domain domain = Domain::Cpu) {
+  return {&scheduler.core(), detail::FutureAccess::task(dependence), priority, domain,
+          detail::TaskKind::Single};
 }
 // A task for a thread team; on CPU workers a team is one thread (TaskMember).
 inline TaskPolicy TaskTeam(const TaskScheduler& scheduler, TaskPriority priority = TaskPriority::Regular,
@@ -549,15 +557,26 @@ Future<> make_when_all(SchedulerCore& core, std::size_t count, DependenceAt&& de
 
 }  // namespace detail
 
-// when_all over an array of futures that share a scheduler. Null when every
-// future is null (there is nothing to wait for) or the pool is exhausted.
+// when_all over an array of futures, on the scheduler of the first task
+// among them. Null when every future is null (there is nothing to wait
+// for) or the pool is exhausted. Futures of promises (graph runs) may be
+// among them, but not alone: they have no scheduler (use
+// TaskScheduler::when_all, which throws std::invalid_argument saying so).
 template <class T>
 Future<> when_all(const Future<T>* futures, std::size_t count) {
+  bool any = false;
   for (std::size_t i = 0; i < count; ++i) {
-    if (detail::TaskHeader* t = detail::FutureAccess::task(futures[i])) {
+    detail::TaskHeader* t = detail::FutureAccess::task(futures[i]);
+    any = any || t != nullptr;
+    if (t != nullptr && t->core != nullptr) {
       return detail::make_when_all(*t->core, count,
                                    [&](std::size_t k) -> const Future<T>& { return futures[k]; });
     }
+  }
+  if (any) {
+    throw std::invalid_argument(
+        "when_all: none of the futures is a task's, so there is no scheduler to make the when-all on; use "
+        "scheduler.when_all(futures, count)");
   }
   return Future<>();
 }

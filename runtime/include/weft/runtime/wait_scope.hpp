@@ -1,0 +1,73 @@
+// Work that must not wait for itself. A thread running a job that belongs
+// to a scope (a graph's nodes, a TaskGroup's callables) is inside that
+// scope; a wait for something that can only finish after the scope's work
+// (the graph's runs, the group) is then a self-wait, which would never
+// return, and throws std::logic_error with the scope's message instead.
+//
+//   weft::WaitScope scope("MyQueue::wait: called from one of its own jobs");
+//   {
+//     weft::WaitScope::Inside inside(&scope);   // this thread runs the scope's work
+//     if (scope.entered()) throw std::logic_error(scope.self_wait_message());
+//   }
+//
+// Scopes nest: a job waiting on a worker runs other jobs meanwhile, so a
+// thread may be inside several at once; entered() looks at all of them.
+// Promise<T> takes a scope (waiting for its future from inside is an
+// error), and WorkGraphPolicy::start puts the threads running its nodes in one.
+#pragma once
+
+#include <weft/backends/initial_exec_tls.hpp>
+
+namespace weft {
+
+class WaitScope {
+ public:
+  // `self_wait_message`: what a self-wait throws; a string that outlives the scope.
+  explicit WaitScope(const char* self_wait_message) noexcept : message_(self_wait_message) {}
+  WaitScope(const WaitScope&) = delete;
+  WaitScope& operator=(const WaitScope&) = delete;
+
+  // Whether the calling thread is inside this scope (at any depth).
+  bool entered() const noexcept;
+  const char* self_wait_message() const noexcept { return message_; }
+
+  // Marks the calling thread as inside `scope` (nothing for null) until destroyed.
+  class Inside {
+   public:
+// The frame is published while it lives and unlinked by its destructor
+// (GCC 12 warns about the store all the same).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
+    explicit Inside(const WaitScope* scope) noexcept : scope_(scope), outer_(innermost) {
+      if (scope != nullptr) innermost = this;
+    }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
+    ~Inside() {
+      if (scope_ != nullptr) innermost = outer_;
+    }
+    Inside(const Inside&) = delete;
+    Inside& operator=(const Inside&) = delete;
+
+   private:
+    friend class WaitScope;
+    const WaitScope* scope_;
+    Inside* outer_;
+  };
+
+ private:
+  // The calling thread's innermost scope frame (they link outwards).
+  WEFT_INITIAL_EXEC_TLS static inline thread_local constinit Inside* innermost = nullptr;
+  const char* message_;
+};
+
+inline bool WaitScope::entered() const noexcept {
+  for (const Inside* frame = innermost; frame != nullptr; frame = frame->outer_)
+    if (frame->scope_ == this) return true;
+  return false;
+}
+
+}  // namespace weft
