@@ -5,6 +5,8 @@
 //   weft-style inspection:  dot -Tpng <(...to_dot...)  -- see README
 #include <weft/weft.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <string>

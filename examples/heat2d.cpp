@@ -10,6 +10,8 @@
 //   heat2d [cells per side, default 256] [steps, default 200] [graph json, default heat2d_graph.json]
 #include <weft/weft.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -17,6 +17,8 @@
 
 #include <weft/weft.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "exact_riemann.hpp"
 #include "options.hpp"
 #include "png_image.hpp"

@@ -1,5 +1,6 @@
-// Graph -> Graphviz DOT: one box per node (GPU nodes shaded), nodes of one
-// level on one rank.
+// Graph -> Graphviz DOT: one box per node (GPU nodes shaded, condition nodes
+// diamonds), nodes of one level on one rank, weak edges dashed and labelled
+// with the choice they are.
 #include <weft/graph/graph.hpp>
 
 #include <map>
@@ -10,7 +11,7 @@ namespace weft {
 
 namespace {
 
-std::string escaped(const std::string& text) {
+std::string escaped(std::string_view text) {
   std::string out;
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -28,12 +29,16 @@ std::string Graph::to_dot() const {
          "fontname=\"Helvetica\"];\n";
   std::map<int, std::vector<std::size_t>> by_level;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const GraphNode& n = nodes_[i];
-    std::string name(n.name.empty() ? "#" : "");  // piecewise: see label_of in graph.cpp
-    name += n.name.empty() ? std::to_string(i) : escaped(n.name);
-    out << "  n" << i << " [label=\"" << name << "\\n" << to_string(n.kind) << ", " << to_string(n.execution);
+    const detail::NodeRecord& n = nodes_[i];
+    const std::string_view name = names_.name(static_cast<NodeId>(i));
+    std::string label(name.empty() ? "#" : "");  // piecewise: see label_of in graph_levels.cpp
+    label += name.empty() ? std::to_string(i) : escaped(name);
+    out << "  n" << i << " [label=\"" << label << "\\n"
+        << to_string(n.kind) << ", " << to_string(n.execution);
     if (n.partition >= 0) out << ", p" << n.partition;
-    out << "\", fillcolor=\"" << (n.execution == ExecutionKind::Gpu ? "#b7e1a1" : "#cfe2f3") << "\"];\n";
+    out << "\", fillcolor=\"" << (n.execution == ExecutionKind::Gpu ? "#b7e1a1" : "#cfe2f3") << "\"";
+    if (n.kind == NodeKind::Condition) out << ", shape=diamond, style=filled";
+    out << "];\n";
     by_level[level[i]].push_back(i);
   }
   for (const auto& [l, ids] : by_level) {
@@ -41,7 +46,12 @@ std::string Graph::to_dot() const {
     for (std::size_t id : ids) out << " n" << id << ";";
     out << " }\n";
   }
-  for (const Edge& e : edges_) out << "  n" << e.first << " -> n" << e.second << ";\n";
+  std::map<NodeId, int> choices;  // weak edges so far, per condition node
+  for (const Edge& e : edges_) {
+    out << "  n" << e.first << " -> n" << e.second;
+    if (is_weak(e)) out << " [style=dashed, label=\"" << choices[e.first]++ << "\"]";
+    out << ";\n";
+  }
   out << "}\n";
   return out.str();
 }

@@ -15,7 +15,7 @@ namespace weft {
 namespace {
 
 constexpr const char* kFormat = "weft-graph";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;    // 2: edges carry their kind, nodes may be condition nodes
 constexpr int kMaxDepth = 16;  // the schema nests 4 deep; deeper input is hostile
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
@@ -60,9 +60,9 @@ nlohmann::json Graph::to_json() const {
   for (int l : level) level_count = std::max(level_count, l + 1);
   nlohmann::json nodes = nlohmann::json::array();
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const GraphNode& n = nodes_[i];
+    const detail::NodeRecord& n = nodes_[i];
     nodes.push_back({{"id", i},
-                     {"name", n.name},
+                     {"name", names_.name(static_cast<NodeId>(i))},
                      {"kind", to_string(n.kind)},
                      {"execution_kind", to_string(n.execution)},
                      {"device", n.device},
@@ -70,7 +70,8 @@ nlohmann::json Graph::to_json() const {
                      {"level", level[i]}});
   }
   nlohmann::json edges = nlohmann::json::array();
-  for (const Edge& e : edges_) edges.push_back({{"from", e.first}, {"to", e.second}});
+  for (const Edge& e : edges_)
+    edges.push_back({{"from", e.first}, {"to", e.second}, {"kind", is_weak(e) ? "weak" : "strong"}});
   return {{"format", kFormat},
           {"version", kVersion},
           {"graph",
@@ -89,8 +90,10 @@ Graph Graph::from_json(const nlohmann::json& doc) {
     fail("document.format", "expected \"" + std::string(kFormat) + "\"");
   }
   const long long version = integer_field(doc, "version", "document", 0, std::numeric_limits<int>::max());
-  if (version != kVersion)
-    fail("document.version", "version " + std::to_string(version) + " is not supported (expected 1)");
+  if (version != 1 && version != kVersion) {
+    fail("document.version", "version " + std::to_string(version) + " is not supported (expected 1 or " +
+                                 std::to_string(kVersion) + ")");
+  }
 
   const nlohmann::json& info = member(doc, "graph", "document");
   const std::string kind_name = text_field(info, "execution_kind", "graph");
@@ -107,6 +110,7 @@ Graph Graph::from_json(const nlohmann::json& doc) {
   Graph g(*kind);
   g.conditional_ = conditional.get<bool>();
   g.nodes_.resize(static_cast<std::size_t>(n));
+  std::vector<std::string> names(static_cast<std::size_t>(n));
   std::vector<bool> seen(static_cast<std::size_t>(n), false);
   std::vector<long long> claimed_level(static_cast<std::size_t>(n), 0);
   for (long long i = 0; i < n; ++i) {
@@ -116,13 +120,14 @@ Graph Graph::from_json(const nlohmann::json& doc) {
     if (seen[static_cast<std::size_t>(id)])
       fail(where + ".id", "id " + std::to_string(id) + " appears twice");
     seen[static_cast<std::size_t>(id)] = true;
-    GraphNode& out = g.nodes_[static_cast<std::size_t>(id)];
-    out.name = text_field(node, "name", where);
+    detail::NodeRecord& out = g.nodes_[static_cast<std::size_t>(id)];
+    names[static_cast<std::size_t>(id)] = text_field(node, "name", where);
     const std::string node_kind = text_field(node, "kind", where);
     const auto parsed_kind = node_kind_from_string(node_kind);
-    if (!parsed_kind) {
+    if (!parsed_kind || (version == 1 && *parsed_kind == NodeKind::Condition)) {
       fail(where + ".kind", "unknown kind \"" + node_kind +
-                                "\" (expected compute, copy, reduce, sync, conditional or subgraph)");
+                                "\" (expected compute, copy, reduce, sync, conditional, subgraph" +
+                                (version == 1 ? " (condition: version 2)" : " or condition") + ")");
     }
     out.kind = *parsed_kind;
     const std::string exec = text_field(node, "execution_kind", where);
@@ -135,12 +140,13 @@ Graph Graph::from_json(const nlohmann::json& doc) {
     claimed_level[static_cast<std::size_t>(id)] = integer_field(node, "level", where, 0, n);
   }
   for (long long i = 0; i < n; ++i) {
-    const std::string& name = g.nodes_[static_cast<std::size_t>(i)].name;
+    std::string& name = names[static_cast<std::size_t>(i)];
     if (name.empty()) continue;
-    const std::optional<NodeId> first = g.find(name);
-    if (first && *first != i)
+    if (const std::optional<NodeId> first = g.find(name)) {
       fail("nodes", "the name \"" + name + "\" is used by nodes " + std::to_string(*first) + " and " +
                         std::to_string(i));
+    }
+    g.names_.set(static_cast<NodeId>(i), std::move(name));
   }
 
   const nlohmann::json& edges = member(doc, "edges", "document");
@@ -158,7 +164,17 @@ Graph Graph::from_json(const nlohmann::json& doc) {
                         std::to_string(n - 1) + ")");
       }
     }
-    g.edges_.emplace_back(static_cast<NodeId>(from), static_cast<NodeId>(to));
+    const Edge edge(static_cast<NodeId>(from), static_cast<NodeId>(to));
+    if (version >= 2) {
+      const std::string edge_kind = text_field(edges[k], "kind", where);
+      if (edge_kind != "strong" && edge_kind != "weak")
+        fail(where + ".kind", "expected \"strong\" or \"weak\", got \"" + edge_kind + "\"");
+      if ((edge_kind == "weak") != g.is_weak(edge)) {
+        fail(where + ".kind",
+             "is \"" + edge_kind + "\", but an edge is weak exactly when it leaves a condition node");
+      }
+    }
+    g.edges_.push_back(edge);
   }
   // A cycle is reported by levels() with the nodes' names.
   const std::vector<int> level = g.levels();
@@ -187,7 +203,7 @@ Graph Graph::from_json(const nlohmann::json& doc) {
     fail("graph.edge_count",
          "says " + std::to_string(edge_count) + " but edges holds " + std::to_string(edges.size()));
   }
-  g.last_level_ = g.sinks();
+  g.cursor_.last_level = g.sinks(false);
   return g;
 }
 

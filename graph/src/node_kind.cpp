@@ -7,13 +7,14 @@ namespace weft {
 
 namespace {
 
-constexpr std::array<std::pair<NodeKind, const char*>, 6> kNodeKinds{{
+constexpr std::array<std::pair<NodeKind, const char*>, 7> kNodeKinds{{
     {NodeKind::Compute, "compute"},
     {NodeKind::Copy, "copy"},
     {NodeKind::Reduce, "reduce"},
     {NodeKind::Sync, "sync"},
     {NodeKind::Conditional, "conditional"},
     {NodeKind::Subgraph, "subgraph"},
+    {NodeKind::Condition, "condition"},
 }};
 
 }  // namespace

@@ -7,74 +7,99 @@
 #include <string>
 #include <vector>
 
+#include <weft/backends/cuda_streams.hpp>
 #include <weft/graph/graph.hpp>
-#include <weft/runtime/promise.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 
 namespace weft::detail {
 
+// GPU nodes (on_gpu, GPU tensor operations): deferred nodes of the work-DAG
+// whose calls queue work on a stream of their device (gpu_node.hpp);
+// gpu_nodes.cpp.
+struct GpuNode {
+  const WorkGraphPolicy<int>* policy = nullptr;
+  int node = -1;
+  int device = -1;
+  int copy_stream = -1;       // -1: the device's compute stream
+  bool record = false;        // a GPU node on another stream waits for this one's event
+  bool callback = false;      // host nodes or the run's end wait for this one's work
+  std::vector<int> wait_for;  // GPU predecessors on other streams (indices into the GPU nodes)
+  StreamWork work;
+  std::string label;                         // for errors: 'name' or #index
+  stream_ops::HostCallback done_callback{};  // -> gpu_node_done(this, status)
+  // Set by bind():
+  CudaStream stream = nullptr;
+  CudaEvent done = nullptr;      // recorded after the work when `record`
+  std::vector<CudaEvent> waits;  // the events of wait_for
+};
+
+class GpuNodes {
+ public:
+  GpuNodes() = default;
+  GpuNodes(const GpuNodes&) = delete;
+  GpuNodes& operator=(const GpuNodes&) = delete;
+  ~GpuNodes();
+
+  // Prepares the GPU nodes of `graph` for the successor rows `successors`:
+  // reorders each GPU node's row so that its GPU successors come first
+  // (the engine releases those as soon as its call returns) and returns
+  // the early count per node for WorkGraphPolicy::set_deferred (empty when
+  // there are no GPU nodes). The calls of those nodes become run_node.
+  std::vector<int> prepare(const Graph& graph, const std::vector<StreamWork>& works,
+                           const std::vector<NodeRecord>& nodes, const std::vector<Graph::Edge>& edges,
+                           Crs<int>& successors, std::vector<WorkGraphNodeCall>& calls);
+  void attach(const WorkGraphPolicy<int>& policy) noexcept;
+  bool empty() const noexcept { return nodes_.empty(); }
+  // Makes the streams and events the nodes use (once, before the first
+  // run). Throws std::runtime_error when a device cannot be used, naming the node.
+  void bind();
+  // Waits for the work the nodes queued: after a failed pass, whose queued
+  // work may still be running when its error is reported.
+  void synchronize() noexcept;
+
+ private:
+  std::vector<GpuNode> nodes_;  // sized once: calls point into it
+  bool bound_ = false;
+};
+
 struct Program {
-  // Lowers `graph`: validates it (cycles by name), builds the successor rows
-  // and the per-node domains once.
+  // Lowers `graph`: validates it (cycles by name), builds the successor rows,
+  // the calls, and the per-node domains once.
   explicit Program(const Graph& graph);
-  ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
 
-  // One run of the graph: every node once, again while a conditional
-  // graph's predicate says so. Blocks; on a worker it runs other jobs meanwhile.
+  // One run of the graph, blocking (on a worker it runs other jobs
+  // meanwhile): every node once, again while a conditional graph's
+  // predicate says so. For subgraph nodes.
   void run_once(Executor& executor, const std::atomic<bool>* cancel);
-  // Starts one pass over the nodes and returns; `event` (a scheduler event)
-  // completes when the pass ends, with its error if it failed.
-  void start(Executor& executor, const std::atomic<bool>* cancel, Promise<>* done);
+  // GPU nodes here and in subgraph nodes (see GpuNodes).
+  void bind_gpu();
+  void synchronize_gpu() noexcept;
 
-  // What a run calls for node i: calls[i].fn(calls[i].state). One flat
-  // array (no switch on the node kind, no shared_ptr on the path); `work`
-  // and `subprograms` keep the states alive.
-  using Call = WorkGraphPolicy<int>::NodeCall;
+  // What a run calls for node i: calls[i] (one flat array, no switch on the
+  // node kind); `callables` and `subprograms` keep the states alive.
   struct SubgraphCall {
     Program* parent;
     Program* child;
   };
-  std::vector<Call> calls;
-  std::vector<NodeWork> work;
-  std::vector<std::shared_ptr<Program>> subprograms;  // for Subgraph nodes
+  std::vector<WorkGraphNodeCall> calls;
+  std::vector<std::shared_ptr<CallableChunk>> callables;
+  std::vector<std::shared_ptr<Program>> subprograms;
   std::vector<SubgraphCall> subgraph_calls;
-  std::function<bool()> predicate;  // conditional graphs
-  std::atomic<bool> repeat{false};  // set by the Conditional node
+  std::function<bool()> predicate;  // conditional graphs: another pass while it says so
   std::unique_ptr<WorkGraphPolicy<int>> policy;
-  std::string not_runnable;  // why this graph cannot run ("" when it can)
-
-  // GPU nodes (on_gpu): deferred nodes of the engine whose calls queue work
-  // on a stream of their device (gpu_node.hpp).
-  struct GpuNode {
-    const WorkGraphPolicy<int>* engine = nullptr;
-    int node = -1;
-    int device = -1;
-    int copy_stream = -1;       // -1: the device's compute stream
-    bool record = false;        // a GPU node on another stream waits for this one's event
-    bool callback = false;      // host nodes or the run's end wait for this one's work
-    std::vector<int> wait_for;  // GPU predecessors on other streams (indices into gpu_nodes)
-    StreamWork work;
-    std::string label;                         // for errors: 'name' or #index
-    stream_ops::HostCallback done_callback{};  // -> gpu_node_done(this, status)
-    // Set by bind_gpu():
-    CudaStream stream = nullptr;
-    CudaEvent done = nullptr;      // recorded after the work when `record`
-    std::vector<CudaEvent> waits;  // the events of wait_for
-  };
-  std::vector<GpuNode> gpu_nodes;  // sized once: calls point into it
-  bool gpu_bound = false;
-  // Makes the streams and events the GPU nodes use, here and in subgraphs
-  // (once, before the first run). Throws std::runtime_error when a device
-  // cannot be used, naming the node.
-  void bind_gpu();
-  // Waits for the GPU work queued by this program's nodes: after a failed
-  // pass, whose queued work may still be running when its error is reported.
-  void synchronize_gpu() noexcept;
-  // The run in progress (one at a time).
+  std::string not_runnable;   // why this graph cannot run ("" when it can)
+  bool has_gpu_kind = false;  // some node needs GPU-priority workers
+  GpuNodes gpu;
+  // The pass in flight (one at a time), for subgraph nodes.
   Executor* executor = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+
+ private:
+  Crs<int> successor_rows(const Graph& graph) const;
+  void lower_special_nodes(const Graph& graph);
+  void name_nodes_for_traces(const Graph& graph);
 };
 
 }  // namespace weft::detail

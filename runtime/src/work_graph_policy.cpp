@@ -241,11 +241,24 @@ void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
     worker.push(&self.seeds_[static_cast<std::size_t>(seed->right)]);
     seed = &self.seeds_[static_cast<std::size_t>(seed->left)];
   }
-  const Index lo = seed->lo, hi = seed->hi;
   Index owed = 0;
-  // Reading roots_[r] is safe: while root r has not run, the run cannot end.
-  for (Index r = lo; r < hi; ++r) self.execute(self.roots_[static_cast<std::size_t>(r)], worker, owed);
+  // One mode for the block of roots (tracing, condition nodes).
+  if (worker.tracing()) {
+    self.conditions_.empty() ? self.template execute_roots<true, false>(*seed, worker, owed)
+                             : self.template execute_roots<true, true>(*seed, worker, owed);
+  } else {
+    self.conditions_.empty() ? self.template execute_roots<false, false>(*seed, worker, owed)
+                             : self.template execute_roots<false, true>(*seed, worker, owed);
+  }
   if (owed > 0) self.finish(owed);
+}
+
+template <class Index>
+template <bool Traced, bool Conditions>
+void WorkGraphEngine<Index>::execute_roots(const SeedJob& seed, WorkerContext& worker, Index& owed) {
+  // Reading roots_[r] is safe: while root r has not run, the run cannot end.
+  for (Index r = seed.lo; r < seed.hi; ++r)
+    execute_from<Traced, Conditions>(roots_[static_cast<std::size_t>(r)], worker, owed);
 }
 
 template <class Index>
@@ -269,6 +282,8 @@ Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worke
     // acquire makes the other predecessors' effects visible if that is us.
     if (join_[static_cast<std::size_t>(succ)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if constexpr (Conditions) add_in_flight(owed);
+      // Its call is read when it runs, soon and most likely here.
+      if (node_calls_ != nullptr) __builtin_prefetch(&node_calls_[static_cast<std::size_t>(succ)]);
       if (next < 0) {
         next = succ;  // run one ready successor here, without a push
       } else {

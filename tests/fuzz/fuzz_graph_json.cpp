@@ -7,6 +7,8 @@
 // unchanged is a finding. Build and run: tools/ci/fuzz.
 #include <weft/graph/graph.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cxxabi.h>
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 #include <weft/graph/graph.hpp>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <mutex>
@@ -46,7 +47,7 @@ TEST_CASE("Graph.listing5_builds_figure2") {
   const weft::Graph g = listing5(log, m);
   const nlohmann::json doc = g.to_json();
   CHECK(doc["format"] == "weft-graph");
-  CHECK(doc["version"] == 1);
+  CHECK(doc["version"] == 2);
   REQUIRE(doc["nodes"].size() == 5);
   // A on level 0; B, C, D on level 1 (all after A); E on level 2 after all three.
   const std::vector<std::string> names{"A", "B", "CD.0", "CD.1", "E"};
@@ -318,7 +319,7 @@ TEST_CASE("Graph.malformed_and_hostile_json_is_rejected_clearly") {
   rejects(broken([](auto& d) { d["edges"][0]["to"] = 7; }),
           "edges[0]: refers to node 7, which does not exist");
   rejects(broken([](auto& d) {
-            d["edges"].push_back({{"from", 1}, {"to", 0}});
+            d["edges"].push_back({{"from", 1}, {"to", 0}, {"kind", "strong"}});
             d["graph"]["edge_count"] = 2;
           }),
           "-> 'a' ->");

@@ -5,6 +5,7 @@
 #include <weft/graph/graph.hpp>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <stdexcept>
 #include <string>

@@ -4,6 +4,7 @@
 #include <weft/graph/graph.hpp>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>

@@ -4,6 +4,7 @@
 #include <weft/runtime/task_group.hpp>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>

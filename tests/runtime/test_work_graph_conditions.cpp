@@ -52,7 +52,8 @@ class CallGraph {
         out.push_back(weft::WorkGraphNodeCall::condition(
             [](void* f) { return (*static_cast<std::function<int()>*>(f))(); }, &choose_[k]));
       } else {
-        out.push_back({[](void* f) { (*static_cast<std::function<void()>*>(f))(); }, &work_[k]});
+        out.push_back(weft::WorkGraphNodeCall::of(
+            [](void* f) { (*static_cast<std::function<void()>*>(f))(); }, &work_[k]));
       }
     }
     return out;

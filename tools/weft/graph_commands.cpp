@@ -8,6 +8,8 @@
 
 #include <weft/graph/graph.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "graph_summary.hpp"
 #include "tool.hpp"
 

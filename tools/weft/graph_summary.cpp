@@ -9,17 +9,24 @@ namespace weft::tool {
 
 namespace {
 
-constexpr NodeKind kNodeKinds[] = {NodeKind::Compute, NodeKind::Copy,        NodeKind::Reduce,
-                                   NodeKind::Sync,    NodeKind::Conditional, NodeKind::Subgraph};
+constexpr NodeKind kNodeKinds[] = {NodeKind::Compute,  NodeKind::Copy,        NodeKind::Reduce,
+                                   NodeKind::Sync,     NodeKind::Conditional, NodeKind::Subgraph,
+                                   NodeKind::Condition};
 constexpr ExecutionKind kExecutionKinds[] = {ExecutionKind::Cpu, ExecutionKind::Gpu};
 
 // The longest path counted in nodes, found by dynamic programming over a
-// topological order (Kahn), independently of Graph::levels().
-std::vector<Graph::NodeId> longest_path(const Graph& graph) {
+// topological order (Kahn), independently of Graph::levels() but for the
+// weak edges that close loops, which it leaves out: those that do not lead
+// to a deeper level.
+std::vector<Graph::NodeId> longest_path(const Graph& graph, const std::vector<int>& levels) {
   const std::size_t n = graph.size();
   std::vector<std::vector<Graph::NodeId>> successors(n);
   std::vector<std::size_t> waiting(n, 0);
   for (const Graph::Edge& e : graph.edges()) {
+    if (graph.is_weak(e) &&
+        levels[static_cast<std::size_t>(e.second)] <= levels[static_cast<std::size_t>(e.first)]) {
+      continue;
+    }
     successors[static_cast<std::size_t>(e.first)].push_back(e.second);
     ++waiting[static_cast<std::size_t>(e.second)];
   }
@@ -102,14 +109,17 @@ GraphSummary summarize(const Graph& graph) {
     ++s.nodes_by_execution_kind[node.execution];
     ++s.nodes_by_device[node.device < 0 ? -1 : node.device];
   }
-  for (const Graph::Edge& e : graph.edges())
+  for (const Graph::Edge& e : graph.edges()) {
     ++s.edges_by_kind[{graph.node(e.first).execution, graph.node(e.second).execution}];
-  for (int level : graph.levels()) {
+    s.weak_edge_count += graph.is_weak(e) ? 1 : 0;
+  }
+  const std::vector<int> levels = graph.levels();
+  for (int level : levels) {
     const auto l = static_cast<std::size_t>(level);
     if (s.level_widths.size() <= l) s.level_widths.resize(l + 1, 0);
     ++s.level_widths[l];
   }
-  s.critical_path = longest_path(graph);
+  s.critical_path = longest_path(graph, levels);
   return s;
 }
 
@@ -117,7 +127,9 @@ void print_summary(std::ostream& out, const std::string& name, const Graph& grap
   out << name << ": weft graph, execution kind " << to_string(s.execution_kind)
       << (s.conditional ? ", conditional (reruns while its predicate holds)" : "") << '\n';
   out << "nodes: " << s.node_count << '\n';
-  out << "edges: " << s.edge_count << '\n';
+  out << "edges: " << s.edge_count;
+  if (s.weak_edge_count > 0) out << " (" << s.weak_edge_count << " weak: out of condition nodes)";
+  out << '\n';
 
   Table kinds({}, "lr");
   for (const auto& [kind, count] : s.nodes_by_kind)
@@ -174,6 +186,7 @@ nlohmann::json summary_to_json(const std::string& name, const Graph& graph, cons
           {"conditional", s.conditional},
           {"node_count", s.node_count},
           {"edge_count", s.edge_count},
+          {"weak_edge_count", s.weak_edge_count},
           {"nodes_by_kind", std::move(by_kind)},
           {"nodes_by_execution_kind", std::move(by_execution)},
           {"edges_by_execution_kind", std::move(edges_by_kind)},

@@ -18,6 +18,7 @@ namespace weft::tool {
 struct GraphSummary {
   std::size_t node_count = 0;
   std::size_t edge_count = 0;
+  std::size_t weak_edge_count = 0;  // edges out of condition nodes
   ExecutionKind execution_kind = ExecutionKind::Cpu;
   bool conditional = false;
   std::map<NodeKind, std::size_t> nodes_by_kind;                 // every kind, zeros included
@@ -30,7 +31,7 @@ struct GraphSummary {
   std::map<int, std::size_t> nodes_by_device;  // device -1: none
 };
 
-// Throws std::invalid_argument if the graph has a cycle.
+// Throws std::invalid_argument if the graph has a cycle of strong edges.
 GraphSummary summarize(const Graph& graph);
 
 // `name` is how the report names the graph (its file).

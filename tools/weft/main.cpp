@@ -7,6 +7,8 @@
 
 #include "tool.hpp"
 
+#include <nlohmann/json.hpp>
+
 int main(int argc, char** argv) {
   using namespace weft::tool;
   CLI::App app(

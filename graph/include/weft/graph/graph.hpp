@@ -8,8 +8,7 @@
 //             weft::make_node([](const char* s) { std::puts(s); }, "C"),
 //             weft::make_node([](const char* s) { std::puts(s); }, "D"));
 //   g.then([] { std::puts("E"); }).named("E");           // level 2, after B, C, D
-//   weft::Future<> done = executor.run(g);                // or run_n, run_until
-//   done.get();                                           // rethrows a node's exception
+//   executor.run(g).get();                                // waits; rethrows a node's exception
 //
 // Operations:
 //   emplace(f, args...)     a node beside the last level: it runs after the
@@ -19,37 +18,56 @@
 //                           a stream (gpu_node.hpp); then() takes it too
 //   then(f, args...)        a new level: after every node of the last level
 //   emplace(graph) / then(graph)   a subgraph, connected the same way; a
-//                           conditional subgraph becomes one node that runs
-//                           it until its predicate says stop (Listing 9)
+//                           conditional subgraph, or one a branch chooses,
+//                           becomes one node that runs it (Listing 9)
 //   sync(f, args...)        a node after everything added so far
-//   conditional(pred)       after a run, run again while pred() is true
+//   conditional(pred)       after a pass, run again while pred() is true
+//                           (Ripple; compare run_until, checked before)
+//   branch(f, args...)      a condition node after the last level: f returns
+//                           k and only the k-th of its successors runs next
+//                           (the nodes then()/emplace() add after it, in
+//                           that order, then add_edge()s from it);
+//                           emplace(make_branch(f)) adds one beside it
 //   named(name)             names the node(s) the last operation added:
 //                           name, or name.0, name.1 ... for several; a
 //                           tensor operation's padding copies become
 //                           name.pad<from>to<to> and a reduction's
 //                           finishing node name.finish
+//   last()                  the id of the last node the last operation added
 //   add_edge(from, to)      an extra edge between named (or numbered) nodes
 // Every operation can take an ExecutionKind first to override the graph's.
+// Nodes are numbered 0, 1, ... in the order they are added.
+//
+// Condition nodes (Taskflow's condition tasks): a branch node's edges are
+// weak. A node runs once all its strong predecessors ran in the pass, or
+// whenever a condition node chooses it; a branch that chooses nothing (an
+// index out of range) ends that path. So loops and state machines fit in
+// one graph (a cycle through a condition node is a loop, one of strong edges
+// an error), and a node after exclusive branches joins them only if each
+// branch reaches it through a condition node of its own. A pass ends when
+// no node is left in flight.
 //
 // Levels follow Ripple's definition: roots are level 0, and any other node
-// is one level below the deepest node it depends on.
+// is one level below the deepest node it depends on (weak edges that close
+// a loop excepted).
 //
-// Running: the graph is lowered once (flat node array, successors in
-// compressed rows, join counters that reset themselves) and that form is
-// reused by every run until the graph changes. A run is driven by a task on
-// the task-DAG that starts a pass over the nodes and respawns itself to wait
-// for the pass's end, again while the conditional predicate (or run_n,
-// run_until) asks for another pass; it never blocks a worker. A graph runs
-// one instance at a time; the run's future must not outlive the executor.
-// Lowering reports a cycle (from add_edge) by node names, and then nothing
-// runs. A node's exception stops nodes not yet started and is rethrown by the
-// run's future; Future::cancel() does the same with weft::Cancelled.
-// Waiting for a run from inside a node is allowed: the worker keeps running
-// other jobs meanwhile.
+// Running (Executor::run, run_n, run_until): the graph is lowered once, on
+// its first run (flat node array, successors in compressed rows, join
+// counters that reset themselves), and that form is reused until the graph
+// changes. Runs of one graph queue: each starts once the ones submitted
+// before it have ended, with its own future, count and predicate. While runs
+// are in flight the graph refuses changes (std::logic_error). A cycle is
+// reported by node names when run() is called, and nothing runs. A node's
+// exception stops nodes not yet started and is rethrown by the run's
+// future; Future::cancel() does the same with weft::Cancelled (a queued run
+// is removed without running). Waiting for a run from inside a node is
+// allowed (the worker keeps running other jobs meanwhile), except for a run
+// of the node's own graph, which could never finish first: std::logic_error.
 //
-// JSON: to_json() / Graph::from_json() (schema in docs/graph-json.md). A
-// graph loaded from JSON has no callables (they are not serialised): it can
-// be inspected, validated and dumped again, not run.
+// JSON: to_json() / Graph::from_json() (schema in docs/graph-json.md; include
+// <nlohmann/json.hpp> to use the document). A graph loaded from JSON has no
+// callables (they are not serialised): it can be inspected, validated and
+// dumped again, not run.
 #pragma once
 
 #include <cstdint>
@@ -60,28 +78,27 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
+#include <weft/graph/detail/callable_store.hpp>
+#include <weft/graph/detail/node_names.hpp>
+#include <weft/graph/detail/node_record.hpp>
+#include <weft/graph/detail/partitioned_op.hpp>
+#include <weft/graph/detail/run_state.hpp>
+#include <weft/graph/detail/tensor_operations.hpp>
 #include <weft/graph/gpu_node.hpp>
 #include <weft/graph/node_kind.hpp>
 #include <weft/graph/node_work.hpp>
-#include <weft/graph/partitioned_op.hpp>
 #include <weft/graph/tensor_access.hpp>
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/future.hpp>
-#include <weft/views/block_kernel.hpp>
-#include <weft/views/boundary_loader.hpp>
 #include <weft/views/reducers.hpp>
 #include <weft/views/reduction_result.hpp>
-#include <weft/views/views.hpp>
-#if defined(__CUDACC__)
-#include <weft/views/cuda/block_ops_cuda.cuh>  // GPU boundary and reduce in .cu files
-#endif
+#include <weft/views/tensor.hpp>
 
 namespace weft {
 
@@ -100,6 +117,15 @@ struct NodeSpec {
 template <class F, class... Args>
 NodeSpec make_node(F&& f, Args&&... args) {
   return NodeSpec{NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...), {}, {}, -1, -1};
+}
+
+// A condition node, for emplace() (beside the last level) or then(): f(args...)
+// returns the index of the successor to run. g.then(make_branch(f)) is
+// g.branch(f); emplace(make_branch(f)) adds one without predecessors in a
+// graph built Taskflow's way (nodes first, then add_edge).
+template <class F, class... Args>
+NodeSpec make_branch(F&& f, Args&&... args) {
+  return NodeSpec{NodeWork::make_condition(std::forward<F>(f), std::forward<Args>(args)...), {}, {}, -1, -1};
 }
 
 // A GPU node that calls f(GpuStream, args...) to queue work on CUDA device
@@ -133,33 +159,16 @@ NodeSpec on_gpu_copy(int device, int copy_stream, F&& f, Args&&... args) {
   return spec;
 }
 
+// What Graph::node() tells about a node.
 struct GraphNode {
   std::string name;  // may be empty; unique when not
   NodeKind kind = NodeKind::Compute;
   ExecutionKind execution = ExecutionKind::Cpu;
   int device = -1;     // the device its partition lives on (-1: none)
   int partition = -1;  // the tensor partition it works on (-1: none)
-  // Not in JSON: how its operation's tensor is split (0: no tensor), and
-  // for a padding Copy node the block whose padding it fills (-1: none).
-  std::uint64_t split_signature = 0;
-  int padding_to = -1;
-  NodeWork work;                          // empty for nodes loaded from JSON and for Conditional nodes
-  StreamWork stream_work;                 // GPU nodes made by on_gpu (then `work` is empty)
-  int copy_stream = -1;                   // GPU nodes: the copy stream they use (-1: compute)
-  std::shared_ptr<const Graph> subgraph;  // Subgraph nodes: the graph they run
 };
 
 namespace detail {
-struct Program;
-// Whether this translation unit is compiled by nvcc: the boundary and reduce
-// operations made here can then also run over tensors in GPU memory. It is a
-// template argument of those operations, so that the GPU-capable versions
-// are distinct functions from the host-only ones other files make.
-#if defined(__CUDACC__)
-inline constexpr bool compiling_cuda = true;
-#else
-inline constexpr bool compiling_cuda = false;
-#endif
 template <class T>
 inline constexpr bool is_graph_operand_v =
     std::is_same_v<std::decay_t<T>, Graph> || std::is_same_v<std::decay_t<T>, NodeSpec> ||
@@ -172,21 +181,23 @@ class Graph {
   using Edge = std::pair<NodeId, NodeId>;
 
   explicit Graph(ExecutionKind kind = ExecutionKind::Cpu) : kind_(kind) {}
-  Graph(const Graph& other);
-  Graph& operator=(const Graph& other);
-  Graph(Graph&&) noexcept;
-  Graph& operator=(Graph&&) noexcept;
-  ~Graph();
+  // A copy runs the same callables (their states are shared) and has runs
+  // of its own. Assigning to a graph with runs in flight throws
+  // std::logic_error and changes nothing.
+  Graph(const Graph&) = default;
+  Graph& operator=(const Graph&) = default;
+  Graph(Graph&&) noexcept = default;
+  Graph& operator=(Graph&&) = default;
+  ~Graph() = default;
 
   // ---- building ----
   template <class F, class... Args>
   requires(!detail::is_graph_operand_v<F>) Graph& emplace(F&& f, Args&&... args) {
-    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind_,
-               /*after_last=*/false);
+    return add_node(kind_, false, callables().store(std::forward<F>(f), std::forward<Args>(args)...));
   }
   template <class F, class... Args>
   requires(!detail::is_graph_operand_v<F>) Graph& emplace(ExecutionKind kind, F&& f, Args&&... args) {
-    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind, false);
+    return add_node(kind, false, callables().store(std::forward<F>(f), std::forward<Args>(args)...));
   }
   template <class... Specs>
   requires(sizeof...(Specs) > 0 &&
@@ -202,11 +213,11 @@ class Graph {
 
   template <class F, class... Args>
   requires(!detail::is_graph_operand_v<F>) Graph& then(F&& f, Args&&... args) {
-    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind_, true);
+    return add_node(kind_, true, callables().store(std::forward<F>(f), std::forward<Args>(args)...));
   }
   template <class F, class... Args>
   requires(!detail::is_graph_operand_v<F>) Graph& then(ExecutionKind kind, F&& f, Args&&... args) {
-    return add({NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...)}, kind, true);
+    return add_node(kind, true, callables().store(std::forward<F>(f), std::forward<Args>(args)...));
   }
   template <class... Specs>
   requires(sizeof...(Specs) > 0 &&
@@ -222,7 +233,17 @@ class Graph {
 
   template <class F, class... Args>
   Graph& sync(F&& f, Args&&... args) {
-    return add_sync(NodeWork::make(std::forward<F>(f), std::forward<Args>(args)...));
+    return add_sync(callables().store(std::forward<F>(f), std::forward<Args>(args)...));
+  }
+
+  // A condition node after the last level; see "Condition nodes" above.
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& branch(F&& f, Args&&... args) {
+    return add_branch(kind_, callables().store_condition(std::forward<F>(f), std::forward<Args>(args)...));
+  }
+  template <class F, class... Args>
+  requires(!detail::is_graph_operand_v<F>) Graph& branch(ExecutionKind kind, F&& f, Args&&... args) {
+    return add_branch(kind, callables().store_condition(std::forward<F>(f), std::forward<Args>(args)...));
   }
 
   // ---- tensor operations (Ripple section 5.3.3) ----
@@ -236,19 +257,23 @@ class Graph {
   // that works on no partition (or on a tensor split differently).
   template <class F, class... Args>
   requires(!detail::is_graph_operand_v<F>) Graph& split(F&& kernel, Args&&... args) {
-    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind_, false);
+    return add_partitioned(detail::make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind_,
+                           false);
   }
   template <class F, class... Args>
   Graph& split(ExecutionKind kind, F&& kernel, Args&&... args) {
-    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind, false);
+    return add_partitioned(detail::make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind,
+                           false);
   }
   template <class F, class... Args>
   requires(!detail::is_graph_operand_v<F>) Graph& then_split(F&& kernel, Args&&... args) {
-    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind_, true);
+    return add_partitioned(detail::make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind_,
+                           true);
   }
   template <class F, class... Args>
   Graph& then_split(ExecutionKind kind, F&& kernel, Args&&... args) {
-    return add_partitioned(make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind, true);
+    return add_partitioned(detail::make_split(std::forward<F>(kernel), std::forward<Args>(args)...), kind,
+                           true);
   }
 
   // boundary(tensor, loader): one node per block that loads the padding
@@ -258,19 +283,19 @@ class Graph {
   // visits only the edges. then_boundary: after the last level.
   template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& boundary(const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind_, false);
+    return add_partitioned(detail::make_boundary<Cuda>(tensor, std::move(loader)), kind_, false);
   }
   template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& boundary(ExecutionKind kind, const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind, false);
+    return add_partitioned(detail::make_boundary<Cuda>(tensor, std::move(loader)), kind, false);
   }
   template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& then_boundary(const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind_, true);
+    return add_partitioned(detail::make_boundary<Cuda>(tensor, std::move(loader)), kind_, true);
   }
   template <class T, std::size_t D, class Loader, bool Cuda = detail::compiling_cuda>
   Graph& then_boundary(ExecutionKind kind, const Tensor<T, D>& tensor, Loader loader) {
-    return add_partitioned(make_boundary<Cuda>(tensor, std::move(loader)), kind, true);
+    return add_partitioned(detail::make_boundary<Cuda>(tensor, std::move(loader)), kind, true);
   }
 
   // reduce(tensor, result, reducer): one Reduce node per block folds the
@@ -279,21 +304,21 @@ class Graph {
   // of a cell is converted to R. then_reduce: after the last level.
   template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
-    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind_, false);
+    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind_, false);
   }
   template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
                 Reducer reducer = {}) {
-    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind, false);
+    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind, false);
   }
   template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& then_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
-    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind_, true);
+    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind_, true);
   }
   template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
   Graph& then_reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
                      Reducer reducer = {}) {
-    return add_partitioned(make_reduce<Cuda>(tensor, result, reducer), kind, true);
+    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind, true);
   }
 
   template <class Pred>
@@ -304,19 +329,27 @@ class Graph {
   }
 
   Graph& named(std::string name);
+  // Adds an edge: `to` runs after `from` (a strong edge), or, from a
+  // condition node, becomes its next choice (a weak edge). O(1); cycles are
+  // found when the graph first runs (or by validate()).
   Graph& add_edge(std::string_view from, std::string_view to);
   Graph& add_edge(NodeId from, NodeId to);
 
   // ---- inspecting ----
-  std::optional<NodeId> find(std::string_view name) const;
+  std::optional<NodeId> find(std::string_view name) const { return names_.find(name); }
   std::size_t size() const noexcept { return nodes_.size(); }
-  const GraphNode& node(NodeId id) const { return nodes_.at(static_cast<std::size_t>(id)); }
+  GraphNode node(NodeId id) const;
+  // Throws std::logic_error before the first operation.
+  NodeId last() const;
   const std::vector<Edge>& edges() const noexcept { return edges_; }
+  // An edge out of a condition node: it counts as no join predecessor.
+  bool is_weak(const Edge& edge) const { return record(edge.first).kind == NodeKind::Condition; }
   ExecutionKind execution_kind() const noexcept { return kind_; }
   bool is_conditional() const noexcept { return conditional_; }
-  // Ripple levels (see above). Throws std::invalid_argument on a cycle.
+  // Ripple levels (see above). Throws std::invalid_argument on a cycle of
+  // strong edges, naming its nodes.
   std::vector<int> levels() const;
-  // Throws std::invalid_argument naming the nodes of a cycle, if any.
+  // Throws std::invalid_argument naming the nodes of a strong cycle, if any.
   void validate() const;
 
   nlohmann::json to_json() const;
@@ -325,183 +358,67 @@ class Graph {
   // Parses text first; errors name the problem (and, for syntax, where).
   static Graph from_json_text(std::string_view text);
 
-  // ---- running (see also Executor::run, run_n, run_until) ----
-  // count > 0: that many runs; count < 0: until `until` returns true after a run.
+  // ---- running (see Executor::run, run_n, run_until) ----
+  // count >= 0 passes, or, given `until` (count < 0), passes until until()
+  // returns true (asked before each pass). Throws std::invalid_argument for
+  // a negative count without a predicate, or a cycle; std::logic_error
+  // for a graph that cannot run here (loaded from JSON, GPU nodes on an
+  // executor without GPU-priority workers), std::runtime_error for a GPU
+  // node's device that cannot be used; then nothing was queued or kept.
   Future<> run_on(Executor& executor, long count, std::function<bool()> until);
 
  private:
   friend struct detail::Program;
-  Graph& add(std::vector<NodeWork> works, ExecutionKind kind, bool after_last);
+
+  detail::CallableStore& callables() {
+    runs_.refuse_changes_while_running("change");
+    return callables_;
+  }
+  const detail::NodeRecord& record(NodeId id) const;
+  // Appends a node whose predecessors are `predecessors` (strong or weak
+  // edges by their kind); returns its id.
+  NodeId append(const detail::NodeRecord& node, const std::vector<NodeId>& predecessors);
+  void changed() noexcept { runs_.changed(); }
+  Graph& add_node(ExecutionKind kind, bool after_last, WorkGraphNodeCall call);
   Graph& add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool after_last);
   Graph& add_subgraph(const Graph& subgraph, bool after_last);
+  Graph& add_subgraph_node(const Graph& subgraph, const std::vector<NodeId>& predecessors, bool after_last);
+  void inline_subgraph(const Graph& subgraph, const std::vector<NodeId>& predecessors, bool after_last);
   Graph& add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool after_last);
-
-  template <class F, class... Args>
-  static detail::PartitionedOp make_split(F&& kernel, Args&&... args) {
-    static_assert(((is_tensor_v<Args> || is_tensor_access_v<Args>) || ...),
-                  "split() needs at least one Tensor argument (or a Tensor in a padded-access modifier)");
-    detail::PartitionedOp op;
-    (detail::collect_use(op.tensors, args), ...);
-    using State = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
-    auto state = std::make_shared<State>(std::forward<F>(kernel), std::forward<Args>(args)...);
-    if constexpr (is_gpu_kernel_v<std::decay_t<F>>) {
-      // weft::cuda::kernel: each block's node launches it on its device. The
-      // *_in_shared arguments are staged in shared memory, and copied back
-      // unless the kernel only reads them (concurrent_padded_access).
-      cuda::SharedStaging staging;
-      std::uint32_t bit = 1;
-      const auto note = [&](const auto& arg) {
-        if constexpr (is_tensor_access_v<decltype(arg)>) {
-          if (arg.in_shared) {
-            staging.stage |= bit;
-            if (arg.access != PaddedAccess::Concurrent) staging.write_back |= bit;
-          }
-        }
-        bit <<= 1;
-      };
-      std::apply([&](const auto&, const auto&... a) { (note(a), ...); }, *state);
-      for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
-        op.gpu_works.push_back(StreamWork::make(
-            [state, staging](GpuStream s, std::size_t block) {
-              std::apply(
-                  [&](auto& k, auto&... a) { k.launch(s.stream, block, staging, unwrap_tensor(a)...); },
-                  *state);
-            },
-            b));
-      }
-    } else {
-      // In-place kernels (exclusive_padded_access) read neighbours they also
-      // write: their rows run in order on one thread, as the serial meaning says.
-      bool in_place = false;
-      for (const detail::TensorUse& use : op.tensors)
-        in_place = in_place || use.access == PaddedAccess::Exclusive;
-      for (std::size_t b = 0; b < op.tensors.front().blocks; ++b) {
-        op.works.push_back(NodeWork::make(
-            [state, in_place](std::size_t block) {
-              std::apply(
-                  [block, in_place](auto& f, auto&... a) {
-                    if (in_place) {
-                      run_block_kernel(block, f, unwrap_tensor(a)...);
-                    } else {
-                      run_block_kernel_shared(block, f, unwrap_tensor(a)...);
-                    }
-                  },
-                  *state);
-            },
-            b));
-      }
-    }
-    return op;
-  }
-
-  template <bool Cuda, class T, std::size_t D, class Loader>
-  static detail::PartitionedOp make_boundary(const Tensor<T, D>& tensor, Loader loader) {
-    detail::PartitionedOp op;
-    op.operation = "boundary";
-    op.tensors.push_back(detail::describe_use(tensor, PaddedAccess::None));
-    for (std::size_t b = 0; b < tensor.block_count(); ++b) {
-      op.works.push_back(NodeWork::make(
-          [tensor, loader](std::size_t block) { load_block_boundary(tensor, block, loader); }, b));
-    }
-#if defined(__CUDACC__)
-    if constexpr (Cuda) {
-      if (tensor.in_gpu_memory()) {
-        for (std::size_t b = 0; b < tensor.block_count(); ++b) {
-          op.gpu_works.push_back(StreamWork::make(
-              [tensor, loader](GpuStream s, std::size_t block) {
-                cuda::launch_block_boundary(s.stream, tensor, block, loader);
-              },
-              b));
-        }
-      }
-    }
-#endif
-    return op;
-  }
-
-  template <bool Cuda, class T, std::size_t D, class R, class Reducer>
-  static detail::PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result,
-                                           const Reducer& reducer) {
-    detail::PartitionedOp op;
-    op.operation = "reduce";
-    op.kind = NodeKind::Reduce;
-    op.tensors.push_back(detail::describe_use(tensor, PaddedAccess::None));
-    const std::size_t blocks = tensor.block_count();
-    // This operation's own partial per block: the result only receives the
-    // total, so it can serve several operations and graphs.
-    auto partials = std::make_shared<std::vector<detail::CacheAligned<R>>>(blocks);
-    for (std::size_t b = 0; b < blocks; ++b) {
-      op.works.push_back(NodeWork::make(
-          [tensor, partials, reducer](std::size_t block) {
-            R partial;
-            reducer.init(partial);
-            auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(*it)); };
-            run_block_kernel(block, fold, tensor);
-            (*partials)[block].value = partial;
-          },
-          b));
-    }
-    op.finish = NodeWork::make([result, partials, reducer]() mutable {
-      R total = result.initial_value();
-      for (const auto& slot : *partials) reducer.join(total, slot.value);
-      result.publish(std::move(total));
-    });
-#if defined(__CUDACC__)
-    if constexpr (Cuda) {
-      if (tensor.in_gpu_memory()) {
-        // Each block's GPU node leaves its partial in page-locked memory; the
-        // finishing node (on the host, after the GPU work) joins them.
-        const HostPinnedSpace pinned_space;
-        const std::size_t bytes = blocks * sizeof(R);
-        std::shared_ptr<R> pinned(static_cast<R*>(pinned_space.allocate(bytes)),
-                                  [pinned_space, bytes](R* p) { pinned_space.deallocate(p, bytes); });
-        for (std::size_t b = 0; b < blocks; ++b) {
-          op.gpu_works.push_back(StreamWork::make(
-              [tensor, reducer, pinned](GpuStream s, std::size_t block) {
-                cuda::launch_block_reduce<R>(s.stream, tensor, block, reducer, pinned.get() + block);
-              },
-              b));
-        }
-        op.finish = NodeWork::make([result, pinned, blocks, reducer]() mutable {
-          R total = result.initial_value();
-          for (std::size_t b = 0; b < blocks; ++b) reducer.join(total, pinned.get()[b]);
-          result.publish(std::move(total));
-        });
-      }
-    }
-#endif
-    return op;
-  }
-
-  Graph& add_sync(NodeWork work);
+  Graph& add_sync(WorkGraphNodeCall call);
   Graph& add_conditional(std::function<bool()> pred);
-  NodeId append(GraphNode node, const std::vector<NodeId>& predecessors);
-  // Ends an operation that added `level` (after the last level, or beside
-  // it) and whose nodes `named` names.
-  void close_operation(const std::vector<NodeId>& level, const std::vector<NodeId>& named, bool after_last);
-  std::vector<NodeId> sinks() const;
-  void changed() noexcept { program_.reset(); }
-  std::shared_ptr<detail::Program> lowered() const;
+  Graph& add_branch(ExecutionKind kind, WorkGraphNodeCall call);
+  std::vector<NodeId> sinks(bool skip_conditions) const;
+  std::int32_t split_index(std::uint64_t signature);
+  std::uint64_t split_of(const detail::NodeRecord& node) const {
+    return node.split < 0 ? 0 : splits_[static_cast<std::size_t>(node.split)];
+  }
+  // Whether `before` must precede a node on block `block` of a tensor split
+  // as `split` (0: no tensor): unless both work on different blocks of
+  // tensors split the same way.
+  bool must_precede(NodeId before, std::uint64_t split, int block) const;
+  bool must_precede(NodeId before, const detail::NodeRecord& later) const;
+  // tensor operations (tensor_edges.cpp)
+  void check_tensor_operands(const detail::PartitionedOp& op, const std::string& where) const;
+  std::vector<std::vector<NodeId>> add_padding_copies(const detail::PartitionedOp& op, ExecutionKind kind,
+                                                      const std::vector<NodeId>& level_before,
+                                                      detail::PaddingLedger& fresh);
+  std::shared_ptr<detail::Program> lowered();  // under the run queue's lock
 
+  // First: a graph with runs in flight refuses assignment before anything changes.
+  detail::RunState runs_;
   ExecutionKind kind_;
-  std::vector<GraphNode> nodes_;
+  std::vector<detail::NodeRecord> nodes_;
   std::vector<Edge> edges_;
-  std::vector<NodeId> previous_level_;  // the level the last level's emplaces depend on
-  std::vector<NodeId> last_level_;
-  std::vector<NodeId> last_added_;  // what named() names
-  std::vector<std::pair<NodeId, std::string>>
-      last_helpers_;                 // and the copies / finish node around them, by role
-  std::function<bool()> predicate_;  // set by conditional(); not kept by JSON
-  // Padding-copy nodes that read block b of a tensor and that no later node
-  // on that block waits for yet (section 5.4): the next node writing the
-  // block must wait for them. Keyed by the tensor's id and the block.
-  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> padding_readers_;
-  // Nodes that write or read block b's padding of a tensor (its copies in,
-  // padded kernels on b) that a new copy into that padding must follow.
-  std::map<std::pair<const void*, std::size_t>, std::vector<NodeId>> padding_users_;
+  detail::NodeNames names_;
+  detail::CallableStore callables_;
+  detail::BuildCursor cursor_;
+  detail::PaddingLedger padding_;
+  std::vector<StreamWork> stream_works_;                 // GPU nodes' work (NodeRecord::aux)
+  std::vector<std::shared_ptr<const Graph>> subgraphs_;  // Subgraph nodes' graphs (NodeRecord::aux)
+  std::vector<std::uint64_t> splits_;                    // tensor splits (NodeRecord::split)
+  std::function<bool()> predicate_;                      // set by conditional(); not kept by JSON
   bool conditional_ = false;
-  mutable std::shared_ptr<detail::Program> program_;                  // lowered form, rebuilt after changes
-  std::shared_ptr<NodeArena> arena_ = std::make_shared<NodeArena>();  // this graph's node states
 };
 
 }  // namespace weft

@@ -19,7 +19,8 @@ enum class NodeKind : std::uint8_t {
   Reduce,       // a partition's part of a reduction, or its finishing node
   Sync,         // a synchronising node (sync): after everything before it
   Conditional,  // evaluates the graph's predicate after each run (conditional)
-  Subgraph,     // runs a conditional subgraph until its predicate says stop
+  Subgraph,     // runs a subgraph as one node (a conditional one, or one a branch chooses)
+  Condition,    // returns which one of its successors runs next (branch); its edges are weak
 };
 
 constexpr Domain domain_of(ExecutionKind kind) noexcept {

@@ -1,15 +1,11 @@
-// A node's work: any callable with the arguments to call it with, stored by
-// type erasure (a table of function pointers and the bytes of a tuple; no
-// std::function), so nodes of any signature share one type.
+// A node's work held apart from a graph: any callable with the arguments to
+// call it with, stored by type erasure (a table of function pointers and the
+// bytes of a tuple; no std::function), so nodes of any signature share one
+// type. make_node() makes one; the graph moves its state into its own
+// storage when the node is added.
 //
 //   weft::NodeWork w = weft::NodeWork::make([](const char* s) { std::puts(s); }, "hi");
 //   w();   // prints "hi"
-//
-// The stored state is shared between copies of a graph (graphs are built
-// once and run many times; a copy embedded as a subgraph runs the same
-// callables). A Graph moves the states of its nodes next to each other
-// (NodeArena) so that a run walks them in order instead of chasing one heap
-// allocation per node.
 #pragma once
 
 #include <algorithm>
@@ -24,7 +20,9 @@
 
 namespace weft {
 
-class NodeArena;
+namespace detail {
+class CallableStore;
+}
 
 class NodeWork {
  public:
@@ -43,7 +41,21 @@ class NodeWork {
     return w;
   }
 
+  // A condition node's work (make_branch): f(args...) returns the index of
+  // the successor to run.
+  template <class F, class... Args>
+  static NodeWork make_condition(F&& f, Args&&... args) {
+    using State = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
+    using Result = std::invoke_result_t<std::decay_t<F>&, std::decay_t<Args>&...>;
+    static_assert(std::is_integral_v<Result> && !std::is_same_v<Result, bool>,
+                  "weft::make_branch: the callable returns the index (an int) of the successor to run");
+    NodeWork w = make(std::forward<F>(f), std::forward<Args>(args)...);
+    w.ops_ = &condition_ops_for<State>;
+    return w;
+  }
+
   explicit operator bool() const noexcept { return ops_ != nullptr; }
+  bool is_condition() const noexcept { return ops_ != nullptr && ops_->choose != nullptr; }
   void operator()() const { ops_->call(state_.get()); }
 
   // The two halves of a call, for lowering into a flat array (the state
@@ -52,67 +64,40 @@ class NodeWork {
   void* raw_state() const noexcept { return state_.get(); }
 
  private:
-  friend class NodeArena;
+  friend class detail::CallableStore;
   struct Ops {
     RawCall call;
     void (*move_to)(void* from, void* to);  // move-constructs the state at `to`
     void (*destroy)(void* state) noexcept;
     std::size_t size, align;
+    int (*choose)(void* state);  // condition nodes: call, returning the choice (else null)
   };
   template <class State>
-  static constexpr Ops ops_for{
-      [](void* s) { std::apply([](auto& fn, auto&... a) { fn(a...); }, *static_cast<State*>(s)); },
-      [](void* from, void* to) { ::new (to) State(std::move(*static_cast<State*>(from))); },
-      [](void* s) noexcept { static_cast<State*>(s)->~State(); }, sizeof(State), alignof(State)};
+  static void call_state(void* s) {
+    std::apply([](auto& fn, auto&... a) { fn(a...); }, *static_cast<State*>(s));
+  }
+  template <class State>
+  static void move_state(void* from, void* to) {
+    ::new (to) State(std::move(*static_cast<State*>(from)));
+  }
+  template <class State>
+  static void destroy_state(void* s) noexcept {
+    static_cast<State*>(s)->~State();
+  }
+  template <class State>
+  static int choose_with(void* s) {
+    return static_cast<int>(
+        std::apply([](auto& fn, auto&... a) { return fn(a...); }, *static_cast<State*>(s)));
+  }
+  template <class State>
+  static constexpr Ops ops_for{&call_state<State>, &move_state<State>, &destroy_state<State>,
+                               sizeof(State),      alignof(State),     nullptr};
+  template <class State>
+  static constexpr Ops condition_ops_for{&call_state<State>, &move_state<State>, &destroy_state<State>,
+                                         sizeof(State),      alignof(State),     &choose_with<State>};
 
   const Ops* ops_ = nullptr;
   std::shared_ptr<void> state_;
-};
-
-// Keeps node states contiguous: adopt() moves a NodeWork's state into the
-// arena's current chunk. States live until the arena and every NodeWork
-// pointing into it are gone (NodeWorks hold the arena alive).
-class NodeArena : public std::enable_shared_from_this<NodeArena> {
- public:
-  NodeArena() = default;
-  NodeArena(const NodeArena&) = delete;
-  NodeArena& operator=(const NodeArena&) = delete;
-  ~NodeArena() {
-    for (auto it = adopted_.rbegin(); it != adopted_.rend(); ++it) it->first->destroy(it->second);
-  }
-
-  NodeWork adopt(NodeWork work) {
-    if (!work) return work;
-    const NodeWork::Ops* ops = work.ops_;
-    void* slot = allocate(ops->size, ops->align);
-    ops->move_to(work.state_.get(), slot);
-    adopted_.emplace_back(ops, slot);
-    NodeWork moved;
-    moved.ops_ = ops;
-    moved.state_ = std::shared_ptr<void>(shared_from_this(), slot);  // shares the arena's lifetime
-    return moved;
-  }
-
- private:
-  static constexpr std::size_t kChunk = 64 * 1024;
-  void* allocate(std::size_t size, std::size_t align) {
-    std::size_t offset = (used_ + align - 1) / align * align;
-    if (chunks_.empty() || offset + size > chunk_size_) {
-      chunk_size_ = std::max(kChunk, size + align);
-      chunks_.push_back(std::make_unique<std::byte[]>(chunk_size_));
-      offset = 0;
-      // operator new[] aligns to at least max_align_t; larger alignments shift.
-      const auto base = reinterpret_cast<std::uintptr_t>(chunks_.back().get());
-      offset = (align - base % align) % align;
-    }
-    used_ = offset + size;
-    return chunks_.back().get() + offset;
-  }
-
-  std::vector<std::unique_ptr<std::byte[]>> chunks_;
-  std::size_t chunk_size_ = 0;
-  std::size_t used_ = 0;
-  std::vector<std::pair<const NodeWork::Ops*, void*>> adopted_;
 };
 
 }  // namespace weft

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -176,6 +177,10 @@ class Executor {
   }
   template <class Runnable>
   auto run_n(Runnable& graph, long n) {
+    if (n < 0) {
+      throw std::invalid_argument("Executor::run_n: the run count " + std::to_string(n) +
+                                  " is negative (expected 0 or more)");
+    }
     return graph.run_on(*this, n, nullptr);
   }
   template <class Runnable, class Pred>

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,19 +20,70 @@
 namespace weft {
 
 // One call per node, for callers that hold a different callable per node
-// (graphs): node i runs calls[i].fn(calls[i].state), one indirect call. A
+// (graphs): node i runs calls[i].run(), one indirect call. A small callable
+// sits in the call itself (its payload), so that a run reads one array
+// instead of chasing a pointer per node; a larger one is pointed to. A
 // condition node's call returns the index of the successor to run.
-struct WorkGraphNodeCall {
-  void (*fn)(void*) = nullptr;
-  void* state = nullptr;
+//
+//   auto call = weft::WorkGraphNodeCall::of([](void* s) { ... }, state);
+struct alignas(32) WorkGraphNodeCall {
+  using Invoke = void (*)(const void* payload);
+  using Choose = int (*)(const void* payload);
+  static constexpr std::size_t kPayload = 16;
 
+  Invoke fn = nullptr;  // a Choose for a condition node, stored as an Invoke
+  alignas(8) unsigned char payload[kPayload] = {};
+
+  // Calls function(state).
+  static WorkGraphNodeCall of(void (*function)(void*), void* state) noexcept {
+    return direct(&call_indirect, Indirect{reinterpret_cast<void (*)()>(function), state});
+  }
+  // A condition node's: choose(state) returns the successor to run.
   static WorkGraphNodeCall condition(int (*choose)(void*), void* state) noexcept {
+    return direct_condition(&choose_indirect, Indirect{reinterpret_cast<void (*)()>(choose), state});
+  }
+  // Calls fn(p) with a copy of `payload` (trivially copyable, at most
+  // kPayload bytes, aligned to at most 8) kept in the call.
+  template <class Payload>
+  static WorkGraphNodeCall direct(Invoke fn, const Payload& payload) noexcept {
+    WorkGraphNodeCall call;
+    call.fn = fn;
+    call.put(payload);
+    return call;
+  }
+  template <class Payload>
+  static WorkGraphNodeCall direct_condition(Choose choose, const Payload& payload) noexcept {
     // Stored as the other pointer type and converted back before the call,
     // which C++ allows (through void (*)(), which GCC accepts as generic).
-    return {reinterpret_cast<void (*)(void*)>(reinterpret_cast<void (*)()>(choose)), state};
+    return direct(reinterpret_cast<Invoke>(reinterpret_cast<void (*)()>(choose)), payload);
   }
-  void run() const { fn(state); }
-  int choose() const { return reinterpret_cast<int (*)(void*)>(reinterpret_cast<void (*)()>(fn))(state); }
+
+  explicit operator bool() const noexcept { return fn != nullptr; }
+  void run() const { fn(payload); }
+  int choose() const { return reinterpret_cast<Choose>(reinterpret_cast<void (*)()>(fn))(payload); }
+
+ private:
+  struct Indirect {
+    void (*function)();  // the caller's function, as a generic pointer
+    void* state;
+  };
+  template <class Payload>
+  void put(const Payload& value) noexcept {
+    static_assert(
+        std::is_trivially_copyable_v<Payload> && sizeof(Payload) <= kPayload && alignof(Payload) <= 8,
+        "a payload is trivially copyable, at most 16 bytes, aligned to at most 8");
+    std::memcpy(payload, &value, sizeof(Payload));
+  }
+  static void call_indirect(const void* payload) {
+    Indirect target;
+    std::memcpy(&target, payload, sizeof(target));
+    reinterpret_cast<void (*)(void*)>(target.function)(target.state);
+  }
+  static int choose_indirect(const void* payload) {
+    Indirect target;
+    std::memcpy(&target, payload, sizeof(target));
+    return reinterpret_cast<int (*)(void*)>(target.function)(target.state);
+  }
 };
 
 namespace detail {
@@ -92,6 +146,8 @@ class WorkGraphEngine {
   template <bool Traced, bool Conditions>
   void execute_from(Index node, WorkerContext& worker, Index& owed);
   void execute(Index node, WorkerContext& worker, Index& owed);
+  template <bool Traced, bool Conditions>
+  void execute_roots(const SeedJob& seed, WorkerContext& worker, Index& owed);
   // Releases the successors entries[k] for k in [from, to): pushes those
   // that became ready except the first, which it returns (or -1).
   template <bool Conditions>

@@ -1,13 +1,15 @@
 // What a tensor operation (split, then_split, reduce, then_reduce) hands to
 // the Graph: one callable per block and, for each tensor it touches, how that
 // tensor is split and how its padding is filled. Templates gather this; the
-// Graph (graph.cpp) wires nodes and edges from it without knowing types.
+// Graph (tensor_edges.cpp) wires nodes and edges from it without knowing types.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <weft/graph/gpu_node.hpp>
@@ -35,6 +37,18 @@ struct TensorUse {
   std::function<void(std::size_t from, std::size_t to)> copy_padding;
   // GPU memory: queues the same copy on a stream instead.
   std::function<void(std::size_t from, std::size_t to, GpuStream stream)> copy_padding_on_stream;
+};
+
+// The graph's record of who uses tensors' padding (Ripple section 5.4),
+// keyed by a tensor's id and a block.
+struct PaddingLedger {
+  using Key = std::pair<const void*, std::size_t>;
+  // Padding copies that read the block and that no later node on the block
+  // waits for yet: the next node writing the block must wait for them.
+  std::map<Key, std::vector<std::int32_t>> readers;
+  // Nodes that write or read the block's padding (its copies in, padded
+  // kernels on it), which a new copy into that padding must follow.
+  std::map<Key, std::vector<std::int32_t>> users;
 };
 
 struct PartitionedOp {

@@ -1,0 +1,143 @@
+// GPU nodes in a lowered graph: deferred work-DAG nodes whose calls queue
+// work on a CUDA stream, ordered by the stream, events between streams, and
+// host callbacks towards host nodes and the end of the pass (gpu_node.hpp).
+#include "program.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace weft::detail {
+
+namespace {
+
+// CUDA calls it once the work a GPU node queued is done, or has failed
+// (stream_ops::call_when_done). No CUDA call here: the code goes in the message.
+void gpu_node_done(void* state, int status) {
+  const auto* g = static_cast<const GpuNode*>(state);
+  if (status == 0) {
+    g->policy->complete_deferred(g->node);
+    return;
+  }
+  g->policy->complete_deferred(
+      g->node, std::make_exception_ptr(std::runtime_error(
+                   "Graph: the GPU work of node " + g->label + " failed on device " +
+                   std::to_string(g->device) + " with CUDA error " + std::to_string(status) +
+                   " (cudaGetErrorName says which); the device is unusable until the process restarts")));
+}
+
+// A GPU node's call: order the stream after GPU predecessors on other
+// devices, queue the work, record the event later GPU nodes wait on, and ask
+// for the callback that completes the node. Queuing the callback comes last:
+// if anything before it throws, the node completes at once with the error.
+void run_node(void* state) {
+  auto* g = static_cast<GpuNode*>(state);
+  stream_ops::use_device(g->device);
+  for (CudaEvent e : g->waits) stream_ops::wait(g->stream, e, g->device);
+  g->work(GpuStream{g->device, g->stream});
+  if (g->record) stream_ops::record(g->done, g->stream, g->device);
+  if (g->callback) stream_ops::call_when_done(g->stream, &g->done_callback, g->device);
+}
+
+bool is_gpu_node(const NodeRecord& node) { return node.aux >= 0 && node.kind != NodeKind::Subgraph; }
+
+std::string label_of(const Graph& graph, std::size_t id) {
+  const std::string name = graph.node(static_cast<Graph::NodeId>(id)).name;
+  std::string label(name.empty() ? "#" : "'");
+  label += name.empty() ? std::to_string(id) : name + "'";
+  return label;
+}
+
+}  // namespace
+
+GpuNodes::~GpuNodes() {
+  for (GpuNode& g : nodes_) {
+    // The pool outlives every program (shared_device_streams is never destroyed).
+    if (g.done != nullptr) shared_device_streams(g.device).events().release(g.done);
+  }
+}
+
+std::vector<int> GpuNodes::prepare(const Graph& graph, const std::vector<StreamWork>& works,
+                                   const std::vector<NodeRecord>& nodes,
+                                   const std::vector<Graph::Edge>& edges, Crs<int>& successors,
+                                   std::vector<WorkGraphNodeCall>& calls) {
+  const std::size_t n = nodes.size();
+  std::vector<int> index(n, -1);  // into nodes_
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (is_gpu_node(nodes[i])) index[i] = static_cast<int>(count++);
+  if (count == 0) return {};
+  // A GPU node after one on the same stream is ordered by the stream, one
+  // on another stream or device by an event, so both may be queued as soon
+  // as its call returned: they go first in the row, and the engine releases
+  // them early.
+  std::vector<int> early(n, -1);
+  nodes_.resize(count);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (index[i] < 0) continue;
+    const auto first = successors.entries.begin() + successors.row_map[i];
+    const auto last = successors.entries.begin() + successors.row_map[i + 1];
+    const auto middle =
+        std::stable_partition(first, last, [&](int s) { return index[static_cast<std::size_t>(s)] >= 0; });
+    early[i] = static_cast<int>(middle - first);
+    GpuNode& g = nodes_[static_cast<std::size_t>(index[i])];
+    const NodeRecord& node = nodes[i];
+    g.node = static_cast<int>(i);
+    g.label = label_of(graph, i);
+    g.done_callback = {&gpu_node_done, &g};
+    g.device = node.device;
+    g.copy_stream = node.copy_stream;
+    g.work = works[static_cast<std::size_t>(node.aux)];
+    g.callback = middle != last || first == last;  // host successors, or a sink
+    for (auto it = first; it != middle; ++it) {
+      const NodeRecord& next = nodes[static_cast<std::size_t>(*it)];
+      g.record = g.record || next.device != node.device || next.copy_stream != node.copy_stream;
+    }
+    calls[i] = WorkGraphNodeCall::of(&run_node, &g);
+  }
+  for (const Graph::Edge& e : edges) {
+    const int from = index[static_cast<std::size_t>(e.first)], to = index[static_cast<std::size_t>(e.second)];
+    if (from < 0 || to < 0) continue;
+    const GpuNode& a = nodes_[static_cast<std::size_t>(from)];
+    const GpuNode& b = nodes_[static_cast<std::size_t>(to)];
+    if (a.device != b.device || a.copy_stream != b.copy_stream)
+      nodes_[static_cast<std::size_t>(to)].wait_for.push_back(from);
+  }
+  return early;
+}
+
+void GpuNodes::attach(const WorkGraphPolicy<int>& policy) noexcept {
+  for (GpuNode& g : nodes_) g.policy = &policy;
+}
+
+void GpuNodes::bind() {
+  if (bound_) return;
+  for (GpuNode& g : nodes_) {
+    try {
+      DeviceStreams& streams = shared_device_streams(g.device);
+      g.stream = g.copy_stream < 0 ? streams.compute_stream() : streams.copy_stream(g.copy_stream);
+      if (g.record && g.done == nullptr) g.done = streams.events().acquire();
+    } catch (const std::exception& error) {
+      throw std::runtime_error("Graph: GPU node " + std::to_string(g.node) + " cannot run on device " +
+                               std::to_string(g.device) + ": " + error.what());
+    }
+  }
+  for (GpuNode& g : nodes_) {
+    g.waits.clear();
+    for (int from : g.wait_for) g.waits.push_back(nodes_[static_cast<std::size_t>(from)].done);
+  }
+  bound_ = true;
+}
+
+void GpuNodes::synchronize() noexcept {
+  for (const GpuNode& g : nodes_) {
+    try {
+      if (g.stream != nullptr) stream_ops::synchronize(g.stream, g.device);
+    } catch (const std::exception&) {
+      // A faulted device reports its error here again; the pass's own error
+      // is the one the run's future carries.
+    }
+  }
+}
+
+}  // namespace weft::detail

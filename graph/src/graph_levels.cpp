@@ -1,0 +1,169 @@
+// Levels and cycles. A cycle of strong edges is an error; weak edges (out of
+// condition nodes) may close loops. Levels are longest paths over the strong
+// edges and the weak edges that close no loop: those between different
+// strongly connected components. Removing the weak edges inside components
+// leaves no cycle, since every cycle lies in one component and the strong
+// edges alone have none. Everything here is linear in nodes plus edges.
+#include <weft/graph/graph.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+namespace {
+
+using NodeId = Graph::NodeId;
+
+// Successor lists in compressed rows, in the order the edges were added.
+struct Rows {
+  std::vector<NodeId> begin;  // n + 1 offsets
+  std::vector<NodeId> to;
+
+  Rows(std::size_t n, const std::vector<Graph::Edge>& edges, bool reversed)
+      : begin(n + 1, 0), to(edges.size()) {
+    for (const Graph::Edge& e : edges) ++begin[static_cast<std::size_t>(reversed ? e.second : e.first) + 1];
+    for (std::size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+    std::vector<NodeId> fill(begin.begin(), begin.end() - 1);
+    for (const Graph::Edge& e : edges) {
+      const auto from = static_cast<std::size_t>(reversed ? e.second : e.first);
+      to[static_cast<std::size_t>(fill[from]++)] = reversed ? e.first : e.second;
+    }
+  }
+};
+
+// Tarjan's strongly connected components, without recursion: component[i]
+// for every node.
+std::vector<NodeId> components(std::size_t n, const Rows& rows) {
+  std::vector<NodeId> index(n, -1), low(n, 0), component(n, -1), stack, call;
+  std::vector<NodeId> next_edge(n, 0);
+  NodeId counter = 0, found = 0;
+  for (std::size_t root = 0; root < n; ++root) {
+    if (index[root] >= 0) continue;
+    call.push_back(static_cast<NodeId>(root));
+    while (!call.empty()) {
+      const auto v = static_cast<std::size_t>(call.back());
+      if (index[v] < 0) {
+        index[v] = low[v] = counter++;
+        next_edge[v] = rows.begin[v];
+        stack.push_back(static_cast<NodeId>(v));
+      }
+      if (next_edge[v] < rows.begin[v + 1]) {
+        const auto w = static_cast<std::size_t>(rows.to[static_cast<std::size_t>(next_edge[v]++)]);
+        if (index[w] < 0) {
+          call.push_back(static_cast<NodeId>(w));
+        } else if (component[w] < 0) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      call.pop_back();
+      if (!call.empty()) {
+        const auto parent = static_cast<std::size_t>(call.back());
+        low[parent] = std::min(low[parent], low[v]);
+      }
+      if (low[v] == index[v]) {
+        NodeId w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          component[static_cast<std::size_t>(w)] = found;
+        } while (static_cast<std::size_t>(w) != v);
+        ++found;
+      }
+    }
+  }
+  return component;
+}
+
+std::string label_of(const Graph& g, NodeId id) {
+  const std::string name = g.node(id).name;
+  // (built piecewise: g++ 12 -O3 warns falsely on "literal" + std::string)
+  std::string label(name.empty() ? "#" : "'");
+  label += name.empty() ? std::to_string(id) : name + "'";
+  return label;
+}
+
+// Some nodes Kahn's algorithm could not free (remaining > 0) all wait on
+// another such node through a counted edge, so walking those predecessors
+// must come back to a node seen: a cycle, printed along the edges.
+[[noreturn]] void throw_cycle(const Graph& g, const std::vector<Graph::Edge>& counted,
+                              const std::vector<int>& remaining) {
+  const std::size_t n = remaining.size();
+  const Rows predecessors(n, counted, true);
+  NodeId v = 0;
+  while (remaining[static_cast<std::size_t>(v)] == 0) ++v;
+  std::vector<int> seen_at(n, -1);
+  std::vector<NodeId> path;
+  while (seen_at[static_cast<std::size_t>(v)] < 0) {
+    seen_at[static_cast<std::size_t>(v)] = static_cast<int>(path.size());
+    path.push_back(v);
+    const auto at = static_cast<std::size_t>(v);
+    for (NodeId k = predecessors.begin[at]; k < predecessors.begin[at + 1]; ++k) {
+      const NodeId u = predecessors.to[static_cast<std::size_t>(k)];
+      if (remaining[static_cast<std::size_t>(u)] > 0) {
+        v = u;
+        break;
+      }
+    }
+  }
+  std::vector<NodeId> cycle(path.begin() + seen_at[static_cast<std::size_t>(v)], path.end());
+  std::reverse(cycle.begin(), cycle.end());
+  std::string text;
+  for (NodeId id : cycle) text += label_of(g, id) + " -> ";
+  text += label_of(g, cycle.front());
+  throw std::invalid_argument("Graph: the graph has a cycle: " + text +
+                              " (a loop must pass through a condition node, made by branch())");
+}
+
+// Longest-path levels over `counted` edges; throws on a cycle among them.
+std::vector<int> longest_paths(const Graph& g, const std::vector<Graph::Edge>& counted) {
+  const std::size_t n = g.size();
+  const Rows successors(n, counted, false);
+  std::vector<int> remaining(n, 0);
+  for (const Graph::Edge& e : counted) ++remaining[static_cast<std::size_t>(e.second)];
+  std::vector<int> level(n, 0);
+  std::vector<NodeId> ready;
+  for (std::size_t i = 0; i < n; ++i)
+    if (remaining[i] == 0) ready.push_back(static_cast<NodeId>(i));
+  std::size_t visited = 0;
+  while (!ready.empty()) {
+    const auto v = static_cast<std::size_t>(ready.back());
+    ready.pop_back();
+    ++visited;
+    for (NodeId k = successors.begin[v]; k < successors.begin[v + 1]; ++k) {
+      const auto s = static_cast<std::size_t>(successors.to[static_cast<std::size_t>(k)]);
+      level[s] = std::max(level[s], level[v] + 1);
+      if (--remaining[s] == 0) ready.push_back(static_cast<NodeId>(s));
+    }
+  }
+  if (visited != n) throw_cycle(g, counted, remaining);
+  return level;
+}
+
+}  // namespace
+
+std::vector<int> Graph::levels() const {
+  bool any_weak = false;
+  for (const detail::NodeRecord& r : nodes_) any_weak = any_weak || r.kind == NodeKind::Condition;
+  if (!any_weak) return longest_paths(*this, edges_);
+  std::vector<Edge> strong;
+  for (const Edge& e : edges_)
+    if (!is_weak(e)) strong.push_back(e);
+  (void)longest_paths(*this, strong);  // a cycle of strong edges is an error
+  const std::vector<NodeId> component = components(nodes_.size(), Rows(nodes_.size(), edges_, false));
+  std::vector<Edge> counted = std::move(strong);
+  for (const Edge& e : edges_) {
+    if (is_weak(e) &&
+        component[static_cast<std::size_t>(e.first)] != component[static_cast<std::size_t>(e.second)]) {
+      counted.push_back(e);
+    }
+  }
+  return longest_paths(*this, counted);
+}
+
+void Graph::validate() const { (void)levels(); }
+
+}  // namespace weft

@@ -1,0 +1,240 @@
+// Running graphs. Each run is one object with its count or predicate and
+// the Promise behind its future; the runs of one graph wait in the graph's
+// queue, and each starts when the one before it has ended (Taskflow's
+// semantics). A run's passes are started on the engine and report their end
+// through a callback, so nothing ever blocks a worker; the callback starts
+// the next pass, or ends the run and starts the next queued one.
+#include <weft/graph/graph.hpp>
+
+#include <deque>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <weft/runtime/promise.hpp>
+#include <weft/runtime/wait_scope.hpp>
+
+#include "program.hpp"
+
+namespace weft::detail {
+
+struct GraphRun;
+
+struct RunQueue : RunQueueHeader {
+  std::mutex mutex;
+  std::shared_ptr<GraphRun> current;              // the run in flight (null: none)
+  std::deque<std::shared_ptr<GraphRun>> waiting;  // the runs after it, in submission order
+  // The graph's nodes run inside it: a node waiting for a run of its own
+  // graph (which cannot end before the node does) throws instead of hanging.
+  WaitScope scope{
+      "Future::wait: a node waits for a run of its own graph, which cannot start or end before that node "
+      "returns (it would wait forever); make the work a subgraph, or wait for it outside the graph"};
+};
+
+struct GraphRun {
+  GraphRun(std::shared_ptr<RunQueue> q, std::shared_ptr<Program> p, Executor& e, long passes,
+           std::function<bool()> stop)
+      : queue(std::move(q)),
+        program(std::move(p)),
+        executor(&e),
+        promise(e, &queue->scope),
+        passes_left(passes),
+        until(std::move(stop)) {}
+
+  std::shared_ptr<RunQueue> queue;
+  std::shared_ptr<Program> program;
+  Executor* executor;
+  Promise<> promise;
+  long passes_left;             // run, run_n
+  std::function<bool()> until;  // run_until: stop once it says so (asked before each pass)
+};
+
+namespace {
+
+// What a run does next, decided after its start or after one of its passes.
+struct Step {
+  bool pass = false;
+  std::exception_ptr error;  // when it ends: its error (null: success)
+};
+
+Step next_step(GraphRun& run, std::exception_ptr error, bool after_pass) {
+  if (error) return {false, std::move(error)};
+  if (run.promise.cancel_requested()) {
+    return {false, std::make_exception_ptr(Cancelled("the graph run was cancelled"))};
+  }
+  try {
+    if (after_pass) {
+      // Ripple's conditional(): the graph again while its predicate holds,
+      // as part of the same run.
+      if (run.program->predicate && run.program->predicate()) return {true, nullptr};
+      if (!run.until) --run.passes_left;
+    }
+    const bool done = run.until ? run.until() : run.passes_left <= 0;
+    return {!done, nullptr};
+  } catch (...) {
+    return {false, std::current_exception()};
+  }
+}
+
+void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept;
+
+void pass_ended(void* run, std::exception_ptr error) {
+  advance(static_cast<GraphRun*>(run), std::move(error), true);
+}
+
+// Starts a pass of `run`; false when there is nothing to start (no node
+// without a predecessor), which counts as a pass that ended at once.
+bool start_pass(GraphRun& run, std::exception_ptr& error) {
+  Program& program = *run.program;
+  if (program.policy->num_roots() == 0) return false;
+  program.executor = run.executor;
+  program.cancel = run.promise.cancellation_flag();
+  try {
+    program.policy->start(*run.executor, program.calls.data(), program.cancel, &pass_ended, &run,
+                          &run.queue->scope);
+    return true;
+  } catch (...) {
+    error = std::current_exception();
+    return false;
+  }
+}
+
+// Ends `run` with `error` (null: success) and returns the queued run to
+// start next, if any. The run's future completes after the next run became
+// current (so the graph stays busy for it) and before the next run starts.
+GraphRun* finish(GraphRun& run, std::exception_ptr error) {
+  Executor& executor = *run.executor;
+  const std::shared_ptr<RunQueue> queue = run.queue;
+  std::shared_ptr<GraphRun> self;
+  GraphRun* next = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    self = std::move(queue->current);
+    if (!queue->waiting.empty()) {
+      queue->current = std::move(queue->waiting.front());
+      queue->waiting.pop_front();
+      next = queue->current.get();
+    }
+  }
+  // GPU work queued before a failure may still run: the caller may free its
+  // memory once the error reaches it.
+  if (error) self->program->synchronize_gpu();
+  {
+    Promise<> promise = std::move(self->promise);
+    self.reset();  // the run (and with it its program, if the graph is gone)
+    // release: a caller that sees the future complete may change the graph.
+    queue->in_flight.fetch_sub(1, std::memory_order_release);
+    if (error) {
+      promise.set_exception(std::move(error));
+    } else {
+      promise.set_value();
+    }
+  }
+  executor.end_run();  // last: wait_for_all() and ~Executor may return now
+  return next;
+}
+
+void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept {
+  // A loop, not recursion: runs that end at once (an empty graph, a
+  // predicate already true) may follow each other in the queue.
+  while (run != nullptr) {
+    Step step = next_step(*run, std::move(error), after_pass);
+    error = nullptr;
+    if (step.pass) {
+      if (start_pass(*run, error)) return;  // its end calls pass_ended
+      after_pass = true;                    // nothing to run (or it failed to start): that pass is over
+      continue;
+    }
+    run = finish(*run, std::move(step.error));
+    after_pass = false;
+  }
+}
+
+// Future::cancel() on a run: a queued run leaves the queue at once and
+// completes cancelled; the run in flight sees the flag (no node starts any
+// more, and the run ends after its pass).
+void cancel_queued(void* context) noexcept {
+  auto* run = static_cast<GraphRun*>(context);
+  RunQueue& queue = *run->queue;
+  std::shared_ptr<GraphRun> removed;
+  {
+    std::lock_guard<std::mutex> lock(queue.mutex);
+    for (auto it = queue.waiting.begin(); it != queue.waiting.end(); ++it) {
+      if (it->get() == run) {
+        removed = std::move(*it);
+        queue.waiting.erase(it);
+        break;
+      }
+    }
+  }
+  if (removed == nullptr) return;
+  Executor& executor = *removed->executor;
+  queue.in_flight.fetch_sub(1, std::memory_order_release);
+  try {
+    removed->promise.set_cancelled("the graph run was cancelled before it started");
+  } catch (...) {
+    // Only an allocation failure: the promise still completes (broken).
+  }
+  removed.reset();
+  executor.end_run();
+}
+
+}  // namespace
+
+std::shared_ptr<RunQueueHeader> RunState::make_queue() { return std::make_shared<RunQueue>(); }
+
+}  // namespace weft::detail
+
+namespace weft {
+
+std::shared_ptr<detail::Program> Graph::lowered() {
+  std::shared_ptr<detail::Program>& program = runs_.program();
+  if (!program) program = std::make_shared<detail::Program>(*this);
+  return program;
+}
+
+Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> until) {
+  if (count < 0 && !until) throw std::invalid_argument("Executor::run_until: the predicate is empty");
+  auto queue = std::static_pointer_cast<detail::RunQueue>(runs_.queue());
+  std::shared_ptr<detail::Program> program;
+  {
+    // Lowering and binding GPU streams happen once, here: never while running.
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    program = lowered();  // throws on a cycle, naming it
+    if (!program->not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + program->not_runnable);
+    if (program->has_gpu_kind && executor.gpu_worker_count() == 0) {
+      throw std::logic_error(
+          "Executor::run: the graph has GPU-kind nodes and this executor has no GPU-priority workers (no "
+          "CUDA "
+          "device in use and ExecutorConfig::virtual_devices = 0); give it virtual devices, or make the "
+          "nodes "
+          "ExecutionKind::Cpu");
+    }
+    program->bind_gpu();
+  }
+  if (!until && count == 0) {  // nothing to run: complete at once, queue or not
+    Promise<> none(executor);
+    none.set_value();
+    return none.get_future();
+  }
+  auto run = std::make_shared<detail::GraphRun>(queue, std::move(program), executor, count, std::move(until));
+  run->promise.on_cancel(&detail::cancel_queued, run);
+  Future<> future = run->promise.get_future();
+  executor.begin_run();  // from here nothing throws
+  queue->in_flight.fetch_add(1, std::memory_order_relaxed);
+  bool start = false;
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    if (queue->current == nullptr) {
+      queue->current = run;
+      start = true;
+    } else {
+      queue->waiting.push_back(run);
+    }
+  }
+  if (start) detail::advance(run.get(), nullptr, false);
+  return future;
+}
+
+}  // namespace weft

@@ -1,0 +1,141 @@
+// Lowering a Graph onto the work-DAG: successor rows, one call per node,
+// domains and condition flags, in one pass each over the nodes and edges.
+#include "program.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include <weft/runtime/trace.hpp>
+
+namespace weft::detail {
+
+Program::Program(const Graph& graph) {
+  const std::size_t n = graph.nodes_.size();
+  Crs<int> successors = successor_rows(graph);
+  calls.resize(n);
+  std::vector<Domain> domains;
+  std::vector<std::uint8_t> conditions;
+  for (std::size_t i = 0; i < n; ++i) {
+    const NodeRecord& node = graph.nodes_[i];
+    calls[i] = node.call;
+    if (node.execution == ExecutionKind::Gpu) {
+      if (domains.empty()) domains.assign(n, Domain::Cpu);
+      domains[i] = Domain::Gpu;
+    }
+    if (node.kind == NodeKind::Condition) {
+      if (conditions.empty()) conditions.assign(n, 0);
+      conditions[i] = 1;
+    }
+  }
+  has_gpu_kind = !domains.empty();
+  callables = graph.callables_.chunks();
+  predicate = graph.predicate_;
+  lower_special_nodes(graph);
+  std::vector<int> early =
+      gpu.prepare(graph, graph.stream_works_, graph.nodes_, graph.edges_, successors, calls);
+  try {
+    policy = std::make_unique<WorkGraphPolicy<int>>(std::move(successors), std::move(domains),
+                                                    std::move(conditions));
+  } catch (const std::invalid_argument&) {
+    graph.validate();  // a cycle: report it by node names
+    throw;
+  }
+  name_nodes_for_traces(graph);
+  if (!early.empty()) policy->set_deferred(std::move(early));
+  gpu.attach(*policy);
+}
+
+Crs<int> Program::successor_rows(const Graph& graph) const {
+  // A counting sort of the edges by source: each row keeps the order its
+  // edges were added in, which is a condition node's order of choices.
+  const std::size_t n = graph.nodes_.size();
+  Crs<int> rows;
+  rows.row_map.assign(n + 1, 0);
+  for (const Graph::Edge& e : graph.edges_) ++rows.row_map[static_cast<std::size_t>(e.first) + 1];
+  for (std::size_t i = 0; i < n; ++i) rows.row_map[i + 1] += rows.row_map[i];
+  rows.entries.resize(graph.edges_.size());
+  std::vector<int> fill(rows.row_map.begin(), rows.row_map.end() - 1);
+  for (const Graph::Edge& e : graph.edges_) {
+    rows.entries[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
+  }
+  return rows;
+}
+
+void Program::lower_special_nodes(const Graph& graph) {
+  std::size_t subgraph_nodes = 0;
+  for (const NodeRecord& node : graph.nodes_) subgraph_nodes += node.kind == NodeKind::Subgraph;
+  subgraph_calls.reserve(subgraph_nodes);  // stable addresses: calls point into it
+  for (std::size_t i = 0; i < graph.nodes_.size(); ++i) {
+    const NodeRecord& node = graph.nodes_[i];
+    if (node.kind == NodeKind::Subgraph) {
+      if (node.aux < 0) {
+        not_runnable = "node " + std::to_string(i) + " is a subgraph without its graph (loaded from JSON)";
+        continue;
+      }
+      subprograms.push_back(std::make_shared<Program>(*graph.subgraphs_[static_cast<std::size_t>(node.aux)]));
+      Program& child = *subprograms.back();
+      if (!child.not_runnable.empty()) not_runnable = child.not_runnable;
+      has_gpu_kind = has_gpu_kind || child.has_gpu_kind;
+      subgraph_calls.push_back({this, &child});
+      // A nested run: the worker that runs this node helps meanwhile.
+      calls[i] = WorkGraphNodeCall::of(
+          [](void* state) {
+            auto* call = static_cast<SubgraphCall*>(state);
+            call->child->run_once(*call->parent->executor, call->parent->cancel);
+          },
+          &subgraph_calls.back());
+    } else if (node.kind == NodeKind::Conditional) {
+      // The run asks the predicate once the pass has ended (this node is
+      // after every sink); the node itself marks the spot.
+      calls[i] = WorkGraphNodeCall::of([](void*) {}, nullptr);
+      if (!graph.predicate_)
+        not_runnable = "the graph's predicate was not kept (graphs loaded from JSON cannot run)";
+    } else if (!node.call.fn && node.aux < 0) {
+      not_runnable =
+          "node " + std::to_string(i) + " has no callable: graphs loaded from JSON can be inspected, not run";
+    }
+  }
+}
+
+void Program::name_nodes_for_traces(const Graph& graph) {
+  // Trace names: the node's name, else its kind.
+  static constexpr std::array<NodeKind, 7> kinds{
+      NodeKind::Compute,     NodeKind::Copy,     NodeKind::Reduce,   NodeKind::Sync,
+      NodeKind::Conditional, NodeKind::Subgraph, NodeKind::Condition};
+  std::array<const char*, kinds.size()> kind_names{};
+  for (NodeKind k : kinds) kind_names[static_cast<std::size_t>(k)] = to_string(k);
+  std::vector<const char*> names(graph.nodes_.size());
+  for (std::size_t i = 0; i < names.size(); ++i)
+    names[i] = kind_names[static_cast<std::size_t>(graph.nodes_[i].kind)];
+  for (const auto& [id, name] : graph.names_.by_id())
+    names[static_cast<std::size_t>(id)] = intern_trace_name(name);
+  policy->set_trace_names(std::move(names));
+}
+
+void Program::bind_gpu() {
+  for (const std::shared_ptr<Program>& sub : subprograms) sub->bind_gpu();
+  gpu.bind();
+}
+
+void Program::synchronize_gpu() noexcept {
+  for (const std::shared_ptr<Program>& sub : subprograms) sub->synchronize_gpu();
+  gpu.synchronize();
+}
+
+void Program::run_once(Executor& on, const std::atomic<bool>* stop) {
+  if (!not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + not_runnable);
+  executor = &on;
+  cancel = stop;
+  do {
+    try {
+      policy->run(on, calls.data(), stop);
+    } catch (...) {
+      synchronize_gpu();  // as a run does after a failed pass
+      throw;
+    }
+  } while (predicate && predicate() && (stop == nullptr || !stop->load(std::memory_order_relaxed)));
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,209 @@
+// Tensor operations (split, boundary, reduce) as nodes and edges: one node
+// per block, the padding copies of padded accesses and the ordering rules
+// between them (Ripple section 5.4, Figures 7 and 9).
+#include <weft/graph/graph.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace weft {
+
+namespace {
+
+std::vector<Graph::NodeId> merged(std::vector<Graph::NodeId> a, const std::vector<Graph::NodeId>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return a;
+}
+
+const std::vector<Graph::NodeId>& lookup(
+    const std::map<detail::PaddingLedger::Key, std::vector<Graph::NodeId>>& map,
+    const detail::PaddingLedger::Key& key) {
+  static const std::vector<Graph::NodeId> none;
+  const auto it = map.find(key);
+  return it == map.end() ? none : it->second;
+}
+
+}  // namespace
+
+void Graph::check_tensor_operands(const detail::PartitionedOp& op, const std::string& where) const {
+  if (op.tensors.empty()) throw std::invalid_argument(where + ": needs a Tensor argument");
+  const detail::TensorUse& first = op.tensors.front();
+  for (std::size_t k = 0; k < op.tensors.size(); ++k) {
+    const detail::TensorUse& use = op.tensors[k];
+    const std::string argument = "tensor argument " + std::to_string(k + 1) + " (" + use.description + ")";
+    if (k > 0 && use.split_signature != first.split_signature) {
+      throw std::invalid_argument(where + ": " + argument + " is not split like tensor argument 1 (" +
+                                  first.description +
+                                  "); the tensors of one operation need the same blocks on the same devices");
+    }
+    if (use.access != PaddedAccess::None && use.padding == 0) {
+      throw std::invalid_argument(where + ": " + argument +
+                                  " has no padding, so a padded access would read outside its blocks");
+    }
+    if (use.gpu_memory != first.gpu_memory) {
+      throw std::invalid_argument(where + ": " + argument + " is in " + (use.gpu_memory ? "GPU" : "host") +
+                                  " memory and tensor argument 1 is not; one operation works in one memory");
+    }
+    if (use.gpu_memory && op.gpu_works.empty()) {
+      throw std::invalid_argument(
+          where + ": " + argument + " is in GPU memory: " +
+          (std::string_view(op.operation) == "split"
+               ? "its kernel must be a weft::cuda::kernel (views/cuda/block_kernel_cuda.cuh, in a .cu file)"
+               : "its GPU version is made only in files compiled by nvcc (.cu)"));
+    }
+    if (!use.gpu_memory && op.works.empty()) {
+      throw std::invalid_argument(
+          where + ": " + argument +
+          " is in host memory, but the kernel is a weft::cuda::kernel: make the tensors "
+          "with weft::cuda_memory, or pass the kernel itself");
+    }
+    for (std::size_t other = 0; other < k; ++other) {
+      if (op.tensors[other].id == use.id &&
+          (use.access != PaddedAccess::None || op.tensors[other].access != PaddedAccess::None)) {
+        throw std::invalid_argument(where + ": " + argument + " is also tensor argument " +
+                                    std::to_string(other + 1) +
+                                    "; a tensor with padded access may appear once in an operation");
+      }
+    }
+  }
+}
+
+// Padding copies (Figures 7 and 9): one node per neighbouring pair. A copy
+// reads `from` and writes `to`'s padding, so it follows what came before on
+// both blocks, and whatever else still writes or reads that padding. Returns
+// the extra predecessors of each block's node; records the copies' roles
+// for named() and, in `fresh`, who reads and uses which padding now.
+std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::PartitionedOp& op,
+                                                                  ExecutionKind kind,
+                                                                  const std::vector<NodeId>& level_before,
+                                                                  detail::PaddingLedger& fresh) {
+  const detail::TensorUse& first = op.tensors.front();
+  const std::int32_t split = split_index(first.split_signature);
+  const auto blocks = static_cast<int>(first.blocks);
+  const auto predecessors_of = [&](int block) {
+    std::vector<NodeId> out;
+    for (NodeId p : level_before)
+      if (must_precede(p, first.split_signature, block)) out.push_back(p);
+    return out;
+  };
+  std::vector<std::vector<NodeId>> waits(first.blocks);
+  for (const detail::TensorUse& use : op.tensors) {
+    if (!use.copy_padding) continue;
+    for (int to = 0; to < blocks; ++to) {
+      const detail::PaddingLedger::Key padding_of_to{use.id, static_cast<std::size_t>(to)};
+      for (std::size_t from : use.padding_sources(static_cast<std::size_t>(to))) {
+        detail::NodeRecord node;
+        node.kind = NodeKind::Copy;
+        node.execution = kind;
+        node.partition = static_cast<int>(from);
+        node.padding_to = to;
+        node.split = split;
+        node.device = use.devices[from];
+        if (use.gpu_memory) {
+          // A GPU node on the receiving device's first copy stream, so that
+          // it overlaps the kernels (Figure 7); events order it.
+          node.execution = ExecutionKind::Gpu;
+          node.device = use.devices[static_cast<std::size_t>(to)];
+          node.copy_stream = 0;
+          node.aux = static_cast<std::int32_t>(stream_works_.size());
+          stream_works_.push_back(
+              StreamWork::make([copy = use.copy_padding_on_stream, from, to](GpuStream s) {
+                copy(from, static_cast<std::size_t>(to), s);
+              }));
+        } else {
+          node.call = callables_.store(
+              [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); });
+        }
+        const NodeId id =
+            append(node, merged(merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)),
+                                lookup(padding_.users, padding_of_to)));
+        waits[static_cast<std::size_t>(to)].push_back(id);  // into to's padding: to's kernel reads it
+        cursor_.helpers.emplace_back(id, "pad" + std::to_string(from) + "to" + std::to_string(to));
+        if (use.access == PaddedAccess::Exclusive)
+          waits[from].push_back(id);  // from's kernel overwrites what it reads
+        fresh.readers[{use.id, from}].push_back(id);
+        fresh.users[padding_of_to].push_back(id);
+      }
+    }
+  }
+  return waits;
+}
+
+Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool after_last) {
+  runs_.refuse_changes_while_running("change");
+  const std::string where = std::string("Graph::") + (after_last ? "then_" : "") + op.operation;
+  check_tensor_operands(op, where);
+  const detail::TensorUse& first = op.tensors.front();
+  const std::vector<NodeId> level_before = after_last ? cursor_.last_level : cursor_.previous_level;
+  std::vector<std::pair<NodeId, std::string>> helpers;
+  cursor_.helpers.clear();
+  detail::PaddingLedger fresh;
+  const std::vector<std::vector<NodeId>> waits = add_padding_copies(op, kind, level_before, fresh);
+  helpers.swap(cursor_.helpers);
+
+  // The per-block nodes.
+  const std::int32_t split = split_index(first.split_signature);
+  const auto added_first = static_cast<NodeId>(nodes_.size());
+  for (std::size_t b = 0; b < first.blocks; ++b) {
+    std::vector<NodeId> before = waits[b];
+    for (NodeId p : level_before)
+      if (must_precede(p, first.split_signature, static_cast<int>(b))) before.push_back(p);
+    for (const detail::TensorUse& use : op.tensors) {
+      // Earlier copies still reading this block must finish before it changes.
+      auto it = padding_.readers.find({use.id, b});
+      if (it == padding_.readers.end()) continue;
+      before.insert(before.end(), it->second.begin(), it->second.end());
+      if (after_last) padding_.readers.erase(it);  // later nodes on b follow this one
+    }
+    std::sort(before.begin(), before.end());
+    before.erase(std::unique(before.begin(), before.end()), before.end());
+    detail::NodeRecord node;
+    node.kind = op.kind;
+    node.execution = kind;
+    node.partition = static_cast<int>(b);
+    node.split = split;
+    node.device = first.devices[b];
+    if (!first.gpu_memory) {
+      node.call = callables_.adopt(std::move(op.works[b]));
+    } else {
+      node.execution = ExecutionKind::Gpu;
+      node.aux = static_cast<std::int32_t>(stream_works_.size());
+      stream_works_.push_back(std::move(op.gpu_works[b]));
+    }
+    const NodeId id = append(node, before);
+    for (const detail::TensorUse& use : op.tensors)
+      if (use.copy_padding) fresh.users[{use.id, b}].push_back(id);  // reads its padding
+  }
+  for (auto& [key, readers] : fresh.readers) {
+    std::vector<NodeId>& pending = padding_.readers[key];
+    pending.insert(pending.end(), readers.begin(), readers.end());
+  }
+  for (auto& [key, users] : fresh.users) {
+    // After a then_ operation its nodes follow the earlier users of this
+    // padding, so only they need following from now on.
+    std::vector<NodeId>& recorded = padding_.users[key];
+    if (after_last) recorded.clear();
+    recorded.insert(recorded.end(), users.begin(), users.end());
+  }
+  const auto blocks = static_cast<NodeId>(first.blocks);
+  std::vector<NodeId> level(first.blocks);
+  for (NodeId b = 0; b < blocks; ++b) level[static_cast<std::size_t>(b)] = added_first + b;
+  if (op.finish) {
+    detail::NodeRecord node;
+    node.kind = NodeKind::Reduce;
+    node.execution = first.gpu_memory ? ExecutionKind::Cpu : kind;  // GPU: joins the partials on the host
+    node.call = callables_.adopt(std::move(op.finish));
+    level.push_back(append(node, std::vector<NodeId>(level.begin(), level.end())));
+    helpers.emplace_back(level.back(), "finish");
+  }
+  cursor_.close(level, added_first, blocks, after_last);
+  cursor_.helpers = std::move(helpers);
+  changed();
+  return *this;
+}
+
+}  // namespace weft
