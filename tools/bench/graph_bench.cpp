@@ -1,29 +1,40 @@
-// The Graph builder against the raw work-DAG it lowers onto: a Graph built
-// node by node the way a user writes it, and a WorkGraphPolicy made directly
-// from a Crs of the same shape (same node numbers, same successor order), on
-// two shapes:
+// The Graph builder and its runs, against oneTBB's flow graph and weft's raw
+// work-DAG (a Crs plus a WorkGraphPolicy) of the same shape, on four shapes:
 //
-//   chain  n nodes: emplace, then n - 1 times then() (each node after the last)
-//   fan    a root, then `rounds` times: `width` nodes beside each other after
-//          the last join (one then() and width - 1 emplace()s), and a join
-//          after all of them (then()): 1 + rounds * (width + 1) nodes
+//   chain        n nodes, node i after node i-1
+//   independent  n nodes, no edges
+//   tree         a binary tree of depth d (2^d - 1 nodes), children after parents
+//   wavefront    side x side nodes, (r, c) after (r-1, c) and (r, c-1)
 //
-// For each shape, in ns per node:
-//   build  making the Graph against making the Crs plus the policy
-//   lower  the graph's first run minus a steady-state run (there is no public
-//          lower(): the first run lowers), against the same Crs plus policy
-//   run    running the already-lowered graph, executor.run(g).wait().get(),
-//          against parallel_for on the policy
-// Every node of both runs the same Probe, whose visit counts (and, in one
-// untimed verification run each, sequence numbers) prove afterwards that each
+// Each is built as a user writes it: weft with emplace / then / add_edge
+// (ids from last()), oneTBB with continue_nodes and make_edge, the raw
+// work-DAG as compressed rows. Timed separately, in ns per node:
+//   build      making the graph (nothing runs)
+//   first run  the first run of a freshly built graph (weft lowers it there)
+//   run        a run of the already-run graph (best of the repetitions)
+// Ratios: build and first run against oneTBB, run against the raw work-DAG.
+// Every node of every variant runs the same Probe, whose visit counts (and,
+// in one verification run each, sequence numbers) prove afterwards that each
 // node ran exactly once per run and after its predecessors.
+//
+// Memory: a page fault costs about 11 us on the 2-core VM these figures come
+// from (more than building a node), and glibc returns large freed blocks to
+// the kernel, so a rebuilt graph pays its page faults again while many small
+// blocks (oneTBB's nodes) are reused. So that build times compare the
+// builders' own work, freed memory stays in the process while a shape is
+// measured (KeepFreedMemory) and the best of the repetitions is reported.
+//
+// graph_queued_runs: 10,000 runs of a 10-node graph submitted back to back
+// (they queue) against the same runs issued one after another with a wait
+// in between, in us per run.
 #include "bench.hpp"
 #include "dag_probe.hpp"
+#include "tbb_dag.hpp"
 
+#include <malloc.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -32,10 +43,11 @@
 #include <utility>
 #include <vector>
 
+#include <oneapi/tbb/global_control.h>
+
 #include <weft/graph/graph.hpp>
 #include <weft/runtime/crs.hpp>
 #include <weft/runtime/executor.hpp>
-#include <weft/runtime/executor_config.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 
 namespace {
@@ -43,50 +55,46 @@ namespace {
 using weft::bench::Options;
 using weft::bench::Reporter;
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "graph: %s\n", message.c_str());
-  std::exit(1);
-}
-
-enum class ShapeKind { chain, fan };
+enum class ShapeKind { chain, independent, tree, wavefront };
 
 struct Shape {
   ShapeKind kind;
   const char* name;
-  int n = 0;       // nodes
-  int width = 0;   // fan only: nodes beside each other per round
-  int rounds = 0;  // fan only
+  int n = 0;
+  int side = 0;   // wavefront: side x side, node r * side + c
+  int depth = 0;  // tree: node i's children are 2i+1 and 2i+2
 
   std::string params(int threads) const {
-    std::string p = "n=" + std::to_string(n);
-    if (kind == ShapeKind::fan) p += " w=" + std::to_string(width);
-    return p + " threads=" + std::to_string(threads);
+    std::string size = kind == ShapeKind::wavefront ? std::to_string(side) + "x" + std::to_string(side)
+                       : kind == ShapeKind::tree    ? "depth=" + std::to_string(depth)
+                                                    : "n=" + std::to_string(n);
+    return size + " threads=" + std::to_string(threads);
   }
-
-  // fan: the root and the joins ("hubs") are the nodes k * (width + 1); the
-  // nodes of round r lie between hub r and hub r + 1.
-  bool is_hub(int i) const { return i % (width + 1) == 0; }
-
-  // Calls f(j) for every node j that executes after node i, in the order the
-  // builder adds those edges (so the Crs the graph lowers to is this one).
+  // Calls f(j) for every node j that runs after node i, in the order every
+  // variant adds those edges.
   template <class F>
   void for_each_successor(int i, F&& f) const {
     switch (kind) {
       case ShapeKind::chain:
         if (i + 1 < n) f(i + 1);
         break;
-      case ShapeKind::fan:
-        if (!is_hub(i)) {
-          f((i / (width + 1) + 1) * (width + 1));
-        } else if (i + 1 < n) {
-          for (int j = i + 1; j <= i + width; ++j) f(j);
-        }
+      case ShapeKind::independent:
+        break;
+      case ShapeKind::tree:
+        if (2 * i + 1 < n) f(2 * i + 1);
+        if (2 * i + 2 < n) f(2 * i + 2);
+        break;
+      case ShapeKind::wavefront:
+        if (i / side + 1 < side) f(i + side);
+        if (i % side + 1 < side) f(i + 1);
         break;
     }
   }
-  std::size_t num_edges() const {
-    return kind == ShapeKind::chain ? static_cast<std::size_t>(n - 1)
-                                    : 2 * static_cast<std::size_t>(rounds) * static_cast<std::size_t>(width);
+  bool is_root(int i) const { return kind == ShapeKind::independent || i == 0; }
+  std::size_t edges() const {
+    std::size_t m = 0;
+    for (int i = 0; i < n; ++i) for_each_successor(i, [&](int) { ++m; });
+    return m;
   }
 };
 
@@ -97,59 +105,110 @@ Shape make_shape(ShapeKind kind, const Options& opt) {
       s.name = "chain";
       s.n = opt.quick ? 10'000 : 1'000'000;
       break;
-    case ShapeKind::fan:
-      s.name = "fan";
-      s.width = s.rounds = opt.quick ? 100 : 1000;
-      s.n = 1 + s.rounds * (s.width + 1);
+    case ShapeKind::independent:
+      s.name = "independent";
+      s.n = opt.quick ? 10'000 : 1'000'000;
+      break;
+    case ShapeKind::tree:
+      s.name = "tree";
+      s.depth = opt.quick ? 13 : 20;
+      s.n = (1 << s.depth) - 1;
+      break;
+    case ShapeKind::wavefront:
+      s.name = "wavefront";
+      s.side = opt.quick ? 100 : 1024;
+      s.n = s.side * s.side;
       break;
   }
   return s;
 }
 
-// What every node of both variants runs: a visit count per node and, only in
-// a verification run, a sequence number from one shared atomic counter.
 using Probe = weft::bench::DagProbe<Shape>;
 
-// ---- building ------------------------------------------------------------------
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "graph: %s\n", message.c_str());
+  std::exit(1);
+}
 
-// As a user writes it: one builder call per node, each node a lambda.
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Timings of one variant, in seconds (best of the repetitions).
+struct Timings {
+  double build = std::numeric_limits<double>::infinity();
+  double first_run = std::numeric_limits<double>::infinity();
+  double run = std::numeric_limits<double>::infinity();
+};
+
+// Builds `reps` times (each built graph runs once, the first run), keeps the
+// last one, checks it, then times its steady runs. Variant: make(), run(g).
+template <class Make, class Run>
+Timings time_variant(const Shape& s, const char* variant, const Options& opt, Probe& probe, Make&& make,
+                     Run&& run) {
+  const int reps = std::max(1, opt.repetitions);
+  Timings t;
+  decltype(make()) built;
+  for (int r = 0; r < reps; ++r) {
+    built = {};  // the previous one goes outside the timers
+    probe.reset(r == 0);
+    auto start = std::chrono::steady_clock::now();
+    built = make();
+    t.build = std::min(t.build, since(start));
+    start = std::chrono::steady_clock::now();
+    run(*built);
+    t.first_run = std::min(t.first_run, since(start));
+    probe.check(s, variant, 1);
+  }
+  probe.reset(false);
+  for (int r = 0; r < reps; ++r) t.run = std::min(t.run, weft::bench::seconds([&] { run(*built); }));
+  probe.check(s, variant, reps);
+  return t;
+}
+
+// ---- weft's Graph, as a user writes it -------------------------------------------
+
 std::unique_ptr<weft::Graph> build_graph(const Shape& s, Probe& probe) {
-  auto g = std::make_unique<weft::Graph>(weft::ExecutionKind::Cpu);
+  auto g = std::make_unique<weft::Graph>();
   const auto node = [&probe](int i) { return [&probe, i] { probe(i); }; };
   switch (s.kind) {
     case ShapeKind::chain:
       g->emplace(node(0));
       for (int i = 1; i < s.n; ++i) g->then(node(i));
       break;
-    case ShapeKind::fan:
-      g->emplace(node(0));
-      for (int r = 0; r < s.rounds; ++r) {
-        const int hub = r * (s.width + 1);
-        g->then(node(hub + 1));                                        // after the hub ...
-        for (int k = 2; k <= s.width; ++k) g->emplace(node(hub + k));  // ... beside it
-        g->then(node(hub + s.width + 1));                              // the join after all of them
-      }
+    case ShapeKind::independent:
+      for (int i = 0; i < s.n; ++i) g->emplace(node(i));
       break;
+    case ShapeKind::tree:
+    case ShapeKind::wavefront: {
+      // Taskflow's way: the nodes, then their edges.
+      std::vector<weft::Graph::NodeId> ids(static_cast<std::size_t>(s.n));
+      for (int i = 0; i < s.n; ++i) ids[static_cast<std::size_t>(i)] = g->emplace(node(i)).last();
+      for (int i = 0; i < s.n; ++i)
+        s.for_each_successor(i, [&](int j) {
+          g->add_edge(ids[static_cast<std::size_t>(i)], ids[static_cast<std::size_t>(j)]);
+        });
+      break;
+    }
   }
-  if (g->size() != static_cast<std::size_t>(s.n) || g->edges().size() != s.num_edges()) {
+  if (g->size() != static_cast<std::size_t>(s.n) || g->edges().size() != s.edges()) {
     fail(std::string(s.name) + ": the builder made " + std::to_string(g->size()) + " nodes and " +
          std::to_string(g->edges().size()) + " edges, expected " + std::to_string(s.n) + " and " +
-         std::to_string(s.num_edges()));
+         std::to_string(s.edges()));
   }
   return g;
 }
+
+// ---- the raw work-DAG --------------------------------------------------------------
 
 struct RawDag {
   weft::Crs<int> crs;
   weft::WorkGraphPolicy<int> policy;
 };
 
-// What lowering builds too: the successor rows, then the policy (validation,
-// cycle check, join counters, jobs).
 std::unique_ptr<RawDag> build_raw(const Shape& s) {
   weft::Crs<int> crs;
   crs.row_map.reserve(static_cast<std::size_t>(s.n) + 1);
-  crs.entries.reserve(s.num_edges());
   crs.row_map.push_back(0);
   for (int i = 0; i < s.n; ++i) {
     s.for_each_successor(i, [&](int j) { crs.entries.push_back(j); });
@@ -159,88 +218,105 @@ std::unique_ptr<RawDag> build_raw(const Shape& s) {
   return std::make_unique<RawDag>(RawDag{std::move(crs), std::move(policy)});
 }
 
-// ---- the benchmark ---------------------------------------------------------------
+// ---- oneTBB's flow graph -------------------------------------------------------------
 
-double elapsed_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+// While alive, glibc keeps freed memory for reuse instead of unmapping it.
+class KeepFreedMemory {
+ public:
+  KeepFreedMemory() {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
+  ~KeepFreedMemory() {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // glibc's defaults
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    malloc_trim(0);
+  }
+  KeepFreedMemory(const KeepFreedMemory&) = delete;
+  KeepFreedMemory& operator=(const KeepFreedMemory&) = delete;
+};
 
 void run_shape(ShapeKind kind, const Options& opt, Reporter& out) {
+  const KeepFreedMemory keep;
   const Shape s = make_shape(kind, opt);
-  const int reps = std::max(1, opt.repetitions);
-  weft::ExecutorConfig cfg;
-  cfg.cpu_workers = opt.threads;
-  cfg.gpu_workers = 0;
-  weft::Executor executor(cfg);
+  Probe probe("graph", s.n);
+  Timings weft_graph, raw, tbb;
   {
-    // The executor's graph runtime is made by its first graph run: not part
-    // of lowering the big graph.
-    weft::Graph warm_up;
+    weft::Executor executor(weft::bench::cpu_only(opt.threads));
+    weft::Graph warm_up;  // the executor's first run is not part of any measurement
     warm_up.emplace([] {});
-    executor.run(warm_up).wait().get();
+    executor.run(warm_up).get();
+    raw = time_variant(
+        s, "raw-workdag", opt, probe, [&] { return build_raw(s); },
+        [&](RawDag& dag) { weft::parallel_for(executor, dag.policy, [&probe](int i) { probe(i); }); });
+    weft_graph = time_variant(
+        s, "weft", opt, probe, [&] { return build_graph(s, probe); },
+        [&](weft::Graph& g) { executor.run(g).get(); });
   }
-
-  // Build: best of `reps`; every build but the last is destroyed untimed.
-  Probe raw_probe("graph", s.n), graph_probe("graph", s.n);
-  double raw_build = std::numeric_limits<double>::infinity();
-  std::unique_ptr<RawDag> raw;
-  for (int r = 0; r < reps; ++r) {
-    raw.reset();
-    const auto start = std::chrono::steady_clock::now();
-    raw = build_raw(s);
-    raw_build = std::min(raw_build, elapsed_since(start));
+  {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(opt.threads));
+    tbb = time_variant(
+        s, "oneTBB", opt, probe, [&] { return std::make_unique<weft::bench::TbbDag>(s, probe); },
+        [](weft::bench::TbbDag& dag) { dag.run(); });
   }
-  // Each graph built is also run once: that first run lowers it.
-  double graph_build = std::numeric_limits<double>::infinity();
-  double first_run = std::numeric_limits<double>::infinity();
-  std::unique_ptr<weft::Graph> graph;
-  for (int r = 0; r < reps; ++r) {
-    graph.reset();
-    graph_probe.reset(false);
-    auto start = std::chrono::steady_clock::now();
-    graph = build_graph(s, graph_probe);
-    graph_build = std::min(graph_build, elapsed_since(start));
-    start = std::chrono::steady_clock::now();
-    executor.run(*graph).wait().get();
-    first_run = std::min(first_run, elapsed_since(start));
-    graph_probe.check(s, "the graph's first run", 1);
-  }
-
-  const auto raw_body = [&raw_probe](int i) { raw_probe(i); };
-  const auto run_raw = [&] { weft::parallel_for(executor, raw->policy, raw_body); };
-  const auto run_graph = [&] { executor.run(*graph).wait().get(); };
-
-  // One verification run each (which also warms up), then the timed runs,
-  // alternating so that both see the same machine.
-  raw_probe.reset(true);
-  run_raw();
-  raw_probe.check(s, "raw-workdag", 1);
-  graph_probe.reset(true);
-  run_graph();
-  graph_probe.check(s, "graph", 1);
-  raw_probe.reset(false);
-  graph_probe.reset(false);
-  double raw_run = std::numeric_limits<double>::infinity();
-  double graph_run = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < reps; ++r) {
-    raw_run = std::min(raw_run, weft::bench::seconds(run_raw));
-    graph_run = std::min(graph_run, weft::bench::seconds(run_graph));
-  }
-  raw_probe.check(s, "raw-workdag", reps);
-  graph_probe.check(s, "graph", reps);
-
   const std::string name = std::string("graph.") + s.name;
   const std::string params = s.params(opt.threads);
-  const double ns_per = 1e9 / s.n;
-  out.compare(name + ".build", params, "ns/node", {"weft", graph_build * ns_per},
-              {"raw-workdag", raw_build * ns_per});
-  out.compare(name + ".lower", params, "ns/node", {"weft", (first_run - graph_run) * ns_per},
-              {"raw-workdag", raw_build * ns_per});
-  out.compare(name + ".run", params, "ns/node", {"weft", graph_run * ns_per},
-              {"raw-workdag", raw_run * ns_per});
+  const double ns = 1e9 / s.n;
+  out.compare(name + ".build", params, "ns/node", {"weft", weft_graph.build * ns},
+              {"oneTBB", tbb.build * ns});
+  out.compare(name + ".build", params, "ns/node", {"weft", weft_graph.build * ns},
+              {"raw-workdag", raw.build * ns});
+  out.compare(name + ".first_run", params, "ns/node", {"weft", weft_graph.first_run * ns},
+              {"oneTBB", tbb.first_run * ns});
+  out.compare(name + ".run", params, "ns/node", {"weft", weft_graph.run * ns}, {"raw-workdag", raw.run * ns});
+  out.compare(name + ".run", params, "ns/node", {"weft", weft_graph.run * ns}, {"oneTBB", tbb.run * ns});
+}
+
+// ---- queued runs ---------------------------------------------------------------------
+
+void run_queued(const Options& opt, Reporter& out) {
+  const int runs = opt.quick ? 500 : 10'000;
+  weft::Executor executor(weft::bench::cpu_only(opt.threads));
+  std::atomic<long> visits{0};
+  weft::Graph g;  // a root, eight nodes beside each other, a join
+  g.emplace([&] { visits.fetch_add(1, std::memory_order_relaxed); });
+  g.then([&] { visits.fetch_add(1, std::memory_order_relaxed); });
+  for (int k = 0; k < 7; ++k) g.emplace([&] { visits.fetch_add(1, std::memory_order_relaxed); });
+  g.then([&] { visits.fetch_add(1, std::memory_order_relaxed); });
+  executor.run(g).get();  // lowered once, outside the timers
+  const auto check = [&](long expected, const char* variant) {
+    if (visits.load() != expected) {
+      fail(std::string("queued_runs: ") + variant + " ran " + std::to_string(visits.load()) +
+           " nodes, expected " + std::to_string(expected));
+    }
+  };
+  double queued = std::numeric_limits<double>::infinity(), waited = queued;
+  for (int r = 0; r < std::max(1, opt.repetitions); ++r) {
+    visits = 0;
+    waited = std::min(waited, weft::bench::seconds([&] {
+                        for (int i = 0; i < runs; ++i) executor.run(g).get();
+                      }));
+    check(10L * runs, "one after another");
+    visits = 0;
+    std::vector<weft::Future<>> futures;
+    futures.reserve(static_cast<std::size_t>(runs));
+    queued = std::min(queued, weft::bench::seconds([&] {
+                        for (int i = 0; i < runs; ++i) futures.push_back(executor.run(g));
+                        executor.wait_for_all();
+                      }));
+    for (const weft::Future<>& f : futures) f.get();
+    check(10L * runs, "queued");
+  }
+  out.compare("graph.queued_runs",
+              "runs=" + std::to_string(runs) + " nodes=10 threads=" + std::to_string(opt.threads), "us/run",
+              {"weft queued", queued * 1e6 / runs}, {"weft one by one", waited * 1e6 / runs});
 }
 
 }  // namespace
 
 WEFT_BENCHMARK(graph_chain) { run_shape(ShapeKind::chain, opt, out); }
-WEFT_BENCHMARK(graph_fan) { run_shape(ShapeKind::fan, opt, out); }
+WEFT_BENCHMARK(graph_independent) { run_shape(ShapeKind::independent, opt, out); }
+WEFT_BENCHMARK(graph_tree) { run_shape(ShapeKind::tree, opt, out); }
+WEFT_BENCHMARK(graph_wavefront) { run_shape(ShapeKind::wavefront, opt, out); }
+WEFT_BENCHMARK(graph_queued_runs) { run_queued(opt, out); }

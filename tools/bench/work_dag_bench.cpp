@@ -13,6 +13,7 @@
 // that each task ran exactly once and after its predecessors.
 #include "bench.hpp"
 #include "dag_probe.hpp"
+#include "tbb_dag.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -20,7 +21,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <string>
@@ -29,7 +29,6 @@
 
 #include <omp.h>
 
-#include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/global_control.h>
 
 #include <weft/runtime/crs.hpp>
@@ -172,39 +171,6 @@ WeftResult time_weft(const Shape& s, const Options& opt, Probe& probe) {
 
 // ---- oneTBB flow graph -----------------------------------------------------
 
-// One continue_node per task, one edge per dependence, and a broadcast_node
-// that starts the roots. Members are destroyed nodes first, graph last.
-class TbbDag {
- public:
-  TbbDag(const Shape& s, Probe& probe) : start_(graph_) {
-    using tbb::flow::continue_msg;
-    for (int i = 0; i < s.n; ++i) {
-      nodes_.emplace_back(graph_, [&probe, i](const continue_msg&) {
-        probe(i);
-        return continue_msg();
-      });
-    }
-    for (int i = 0; i < s.n; ++i) {
-      auto& from = nodes_[static_cast<std::size_t>(i)];
-      s.for_each_successor(i,
-                           [&](int j) { tbb::flow::make_edge(from, nodes_[static_cast<std::size_t>(j)]); });
-      if (s.is_root(i)) tbb::flow::make_edge(start_, from);
-    }
-  }
-
-  // A continue_node resets its predecessor count when it fires, so the same
-  // graph runs again without a reset.
-  void run() {
-    start_.try_put(tbb::flow::continue_msg());
-    graph_.wait_for_all();
-  }
-
- private:
-  tbb::flow::graph graph_;
-  tbb::flow::broadcast_node<tbb::flow::continue_msg> start_;
-  std::deque<tbb::flow::continue_node<tbb::flow::continue_msg>> nodes_;  // never moves a node
-};
-
 struct TbbResult {
   double build_s, run_s;
 };
@@ -213,7 +179,8 @@ TbbResult time_tbb(const Shape& s, const Options& opt, Probe& probe) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(opt.threads));
   TbbResult r{};
-  auto dag = best_build(opt.repetitions, r.build_s, [&] { return std::make_unique<TbbDag>(s, probe); });
+  auto dag =
+      best_build(opt.repetitions, r.build_s, [&] { return std::make_unique<weft::bench::TbbDag>(s, probe); });
   r.run_s = verify_and_time(s, "oneTBB", opt, probe, [&] { dag->run(); });
   return r;
 }
