@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   weft::ExecutorConfig config;
   config.virtual_devices = 1;
   weft::Executor executor(config);
-  executor.run(g).wait().get();
+  executor.run(g).get();
 
   std::ofstream file(out);
   if (!file) {

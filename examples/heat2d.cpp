@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   weft::ExecutorConfig config;
   config.virtual_devices = kDevices;
   weft::Executor executor(config);
-  executor.run_n(step, steps / 2).wait().get();
+  executor.run_n(step, steps / 2).get();
 
   const std::vector<double> reference = serial_heat(n, steps);
   double max_difference = 0.0, heat = 0.0, initial_heat = 0.0;

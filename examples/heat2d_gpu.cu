@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   weft::Graph on_cpu = heat_steps(host_a, host_b, Diffuse{});
   weft::Graph on_gpu = heat_steps(gpu_a, gpu_b, weft::cuda::kernel(Diffuse{}));
   weft::Executor executor;
-  executor.run_n(on_gpu, steps / 2).wait().get();
-  executor.run_n(on_cpu, steps / 2).wait().get();
+  executor.run_n(on_gpu, steps / 2).get();
+  executor.run_n(on_cpu, steps / 2).get();
 
   Field result(partitions, blocks, 1, n, n);
   weft::deep_copy(result, gpu_a);

@@ -37,7 +37,7 @@ Graph::NodeId Graph::append(const detail::NodeRecord& node, const std::vector<No
   return id;
 }
 
-Graph& Graph::add_node(ExecutionKind kind, bool after_last, WorkGraphNodeCall call) {
+Graph& Graph::add_node(ExecutionKind kind, bool after_last, const WorkGraphNodeCall& call) {
   detail::NodeRecord node;
   node.call = call;
   node.execution = kind;
@@ -82,7 +82,7 @@ std::vector<Graph::NodeId> Graph::sinks(bool skip_conditions) const {
   return out;
 }
 
-Graph& Graph::add_sync(WorkGraphNodeCall call) {
+Graph& Graph::add_sync(const WorkGraphNodeCall& call) {
   detail::NodeRecord node;
   node.kind = NodeKind::Sync;
   node.execution = ExecutionKind::Cpu;  // it waits on both domains, then runs on the host
@@ -111,7 +111,7 @@ Graph& Graph::add_conditional(std::function<bool()> pred) {
   return *this;
 }
 
-Graph& Graph::add_branch(ExecutionKind kind, WorkGraphNodeCall call) {
+Graph& Graph::add_branch(ExecutionKind kind, const WorkGraphNodeCall& call) {
   detail::NodeRecord node;
   node.kind = NodeKind::Condition;
   node.execution = kind;

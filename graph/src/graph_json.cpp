@@ -84,50 +84,84 @@ nlohmann::json Graph::to_json() const {
           {"edges", std::move(edges)}};
 }
 
-Graph Graph::from_json(const nlohmann::json& doc) {
-  if (!doc.is_object()) fail("document", "expected an object, got " + std::string(doc.type_name()));
-  if (text_field(doc, "format", "document") != kFormat) {
-    fail("document.format", "expected \"" + std::string(kFormat) + "\"");
+namespace detail {
+
+// Reads a graph document field by field; every failure names the field.
+class GraphJsonReader {
+ public:
+  using NodeId = Graph::NodeId;
+  explicit GraphJsonReader(const nlohmann::json& doc) : doc_(doc) {}
+
+  Graph read() {
+    Graph g = read_header();
+    read_nodes(g);
+    read_edges(g);
+    check_levels_and_counts(g);
+    g.cursor_.last_level = g.sinks(false);
+    return g;
   }
-  const long long version = integer_field(doc, "version", "document", 0, std::numeric_limits<int>::max());
-  if (version != 1 && version != kVersion) {
-    fail("document.version", "version " + std::to_string(version) + " is not supported (expected 1 or " +
-                                 std::to_string(kVersion) + ")");
+
+ private:
+  Graph read_header() {
+    if (!doc_.is_object()) fail("document", "expected an object, got " + std::string(doc_.type_name()));
+    if (text_field(doc_, "format", "document") != kFormat) {
+      fail("document.format", "expected \"" + std::string(kFormat) + "\"");
+    }
+    version_ = integer_field(doc_, "version", "document", 0, std::numeric_limits<int>::max());
+    if (version_ != 1 && version_ != kVersion) {
+      fail("document.version", "version " + std::to_string(version_) + " is not supported (expected 1 or " +
+                                   std::to_string(kVersion) + ")");
+    }
+    const nlohmann::json& info = member(doc_, "graph", "document");
+    const std::string kind_name = text_field(info, "execution_kind", "graph");
+    const auto kind = execution_kind_from_string(kind_name);
+    if (!kind) fail("graph.execution_kind", "expected \"cpu\" or \"gpu\", got \"" + kind_name + "\"");
+    const nlohmann::json& conditional = member(info, "conditional", "graph");
+    if (!conditional.is_boolean()) fail("graph.conditional", "expected true or false");
+    Graph g(*kind);
+    g.conditional_ = conditional.get<bool>();
+    return g;
   }
 
-  const nlohmann::json& info = member(doc, "graph", "document");
-  const std::string kind_name = text_field(info, "execution_kind", "graph");
-  const auto kind = execution_kind_from_string(kind_name);
-  if (!kind) fail("graph.execution_kind", "expected \"cpu\" or \"gpu\", got \"" + kind_name + "\"");
-  const nlohmann::json& conditional = member(info, "conditional", "graph");
-  if (!conditional.is_boolean()) fail("graph.conditional", "expected true or false");
+  void read_nodes(Graph& g) {
+    const nlohmann::json& nodes = member(doc_, "nodes", "document");
+    if (!nodes.is_array()) fail("document.nodes", "expected an array, got " + std::string(nodes.type_name()));
+    n_ = static_cast<long long>(nodes.size());
+    if (n_ > std::numeric_limits<NodeId>::max()) fail("document.nodes", "too many nodes");
+    g.nodes_.resize(static_cast<std::size_t>(n_));
+    std::vector<std::string> names(static_cast<std::size_t>(n_));
+    std::vector<bool> seen(static_cast<std::size_t>(n_), false);
+    claimed_level_.assign(static_cast<std::size_t>(n_), 0);
+    for (long long i = 0; i < n_; ++i) {
+      const nlohmann::json& node = nodes[static_cast<std::size_t>(i)];
+      const std::string where = "nodes[" + std::to_string(i) + "]";
+      const long long id = integer_field(node, "id", where, 0, n_ - 1);
+      if (seen[static_cast<std::size_t>(id)])
+        fail(where + ".id", "id " + std::to_string(id) + " appears twice");
+      seen[static_cast<std::size_t>(id)] = true;
+      names[static_cast<std::size_t>(id)] = text_field(node, "name", where);
+      g.nodes_[static_cast<std::size_t>(id)] = read_node(node, where);
+      claimed_level_[static_cast<std::size_t>(id)] = integer_field(node, "level", where, 0, n_);
+    }
+    for (long long i = 0; i < n_; ++i) {
+      std::string& name = names[static_cast<std::size_t>(i)];
+      if (name.empty()) continue;
+      if (const std::optional<NodeId> first = g.find(name)) {
+        fail("nodes", "the name \"" + name + "\" is used by nodes " + std::to_string(*first) + " and " +
+                          std::to_string(i));
+      }
+      g.names_.set(static_cast<NodeId>(i), std::move(name));
+    }
+  }
 
-  const nlohmann::json& nodes = member(doc, "nodes", "document");
-  if (!nodes.is_array()) fail("document.nodes", "expected an array, got " + std::string(nodes.type_name()));
-  const auto n = static_cast<long long>(nodes.size());
-  if (n > std::numeric_limits<NodeId>::max()) fail("document.nodes", "too many nodes");
-
-  Graph g(*kind);
-  g.conditional_ = conditional.get<bool>();
-  g.nodes_.resize(static_cast<std::size_t>(n));
-  std::vector<std::string> names(static_cast<std::size_t>(n));
-  std::vector<bool> seen(static_cast<std::size_t>(n), false);
-  std::vector<long long> claimed_level(static_cast<std::size_t>(n), 0);
-  for (long long i = 0; i < n; ++i) {
-    const nlohmann::json& node = nodes[static_cast<std::size_t>(i)];
-    const std::string where = "nodes[" + std::to_string(i) + "]";
-    const long long id = integer_field(node, "id", where, 0, n - 1);
-    if (seen[static_cast<std::size_t>(id)])
-      fail(where + ".id", "id " + std::to_string(id) + " appears twice");
-    seen[static_cast<std::size_t>(id)] = true;
-    detail::NodeRecord& out = g.nodes_[static_cast<std::size_t>(id)];
-    names[static_cast<std::size_t>(id)] = text_field(node, "name", where);
+  NodeRecord read_node(const nlohmann::json& node, const std::string& where) const {
+    NodeRecord out;
     const std::string node_kind = text_field(node, "kind", where);
     const auto parsed_kind = node_kind_from_string(node_kind);
-    if (!parsed_kind || (version == 1 && *parsed_kind == NodeKind::Condition)) {
+    if (!parsed_kind || (version_ == 1 && *parsed_kind == NodeKind::Condition)) {
       fail(where + ".kind", "unknown kind \"" + node_kind +
                                 "\" (expected compute, copy, reduce, sync, conditional, subgraph" +
-                                (version == 1 ? " (condition: version 2)" : " or condition") + ")");
+                                (version_ == 1 ? " (condition: version 2)" : " or condition") + ")");
     }
     out.kind = *parsed_kind;
     const std::string exec = text_field(node, "execution_kind", where);
@@ -137,75 +171,83 @@ Graph Graph::from_json(const nlohmann::json& doc) {
     out.device = static_cast<int>(integer_field(node, "device", where, -1, 1 << 20));
     out.partition =
         static_cast<int>(integer_field(node, "partition", where, -1, std::numeric_limits<int>::max()));
-    claimed_level[static_cast<std::size_t>(id)] = integer_field(node, "level", where, 0, n);
-  }
-  for (long long i = 0; i < n; ++i) {
-    std::string& name = names[static_cast<std::size_t>(i)];
-    if (name.empty()) continue;
-    if (const std::optional<NodeId> first = g.find(name)) {
-      fail("nodes", "the name \"" + name + "\" is used by nodes " + std::to_string(*first) + " and " +
-                        std::to_string(i));
-    }
-    g.names_.set(static_cast<NodeId>(i), std::move(name));
+    return out;
   }
 
-  const nlohmann::json& edges = member(doc, "edges", "document");
-  if (!edges.is_array()) fail("document.edges", "expected an array, got " + std::string(edges.type_name()));
-  for (std::size_t k = 0; k < edges.size(); ++k) {
-    const std::string where = "edges[" + std::to_string(k) + "]";
-    // A dangling edge names the missing node.
-    const long long from = integer_field(edges[k], "from", where, std::numeric_limits<long long>::min(),
+  void read_edges(Graph& g) {
+    const nlohmann::json& edges = member(doc_, "edges", "document");
+    if (!edges.is_array()) fail("document.edges", "expected an array, got " + std::string(edges.type_name()));
+    edge_count_ = static_cast<long long>(edges.size());
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+      const std::string where = "edges[" + std::to_string(k) + "]";
+      // A dangling edge names the missing node.
+      const long long from = integer_field(edges[k], "from", where, std::numeric_limits<long long>::min(),
+                                           std::numeric_limits<long long>::max());
+      const long long to = integer_field(edges[k], "to", where, std::numeric_limits<long long>::min(),
                                          std::numeric_limits<long long>::max());
-    const long long to = integer_field(edges[k], "to", where, std::numeric_limits<long long>::min(),
-                                       std::numeric_limits<long long>::max());
-    for (long long end : {from, to}) {
-      if (end < 0 || end >= n) {
-        fail(where, "refers to node " + std::to_string(end) + ", which does not exist (ids are 0.." +
-                        std::to_string(n - 1) + ")");
+      for (long long end : {from, to}) {
+        if (end < 0 || end >= n_) {
+          fail(where, "refers to node " + std::to_string(end) + ", which does not exist (ids are 0.." +
+                          std::to_string(n_ - 1) + ")");
+        }
+      }
+      const Graph::Edge edge(static_cast<NodeId>(from), static_cast<NodeId>(to));
+      if (version_ >= 2) {
+        const std::string edge_kind = text_field(edges[k], "kind", where);
+        if (edge_kind != "strong" && edge_kind != "weak")
+          fail(where + ".kind", "expected \"strong\" or \"weak\", got \"" + edge_kind + "\"");
+        if ((edge_kind == "weak") != g.is_weak(edge)) {
+          fail(where + ".kind",
+               "is \"" + edge_kind + "\", but an edge is weak exactly when it leaves a condition node");
+        }
+      }
+      g.edges_.push_back(edge);
+    }
+  }
+
+  void check_levels_and_counts(const Graph& g) const {
+    // A cycle is reported by levels() with the nodes' names.
+    const std::vector<int> level = g.levels();
+    for (long long i = 0; i < n_; ++i) {
+      const long long claimed = claimed_level_[static_cast<std::size_t>(i)];
+      if (claimed != level[static_cast<std::size_t>(i)]) {
+        fail("nodes[" + std::to_string(i) + "].level",
+             "says " + std::to_string(claimed) + " but its edges put it on level " +
+                 std::to_string(level[static_cast<std::size_t>(i)]));
       }
     }
-    const Edge edge(static_cast<NodeId>(from), static_cast<NodeId>(to));
-    if (version >= 2) {
-      const std::string edge_kind = text_field(edges[k], "kind", where);
-      if (edge_kind != "strong" && edge_kind != "weak")
-        fail(where + ".kind", "expected \"strong\" or \"weak\", got \"" + edge_kind + "\"");
-      if ((edge_kind == "weak") != g.is_weak(edge)) {
-        fail(where + ".kind",
-             "is \"" + edge_kind + "\", but an edge is weak exactly when it leaves a condition node");
-      }
+    const nlohmann::json& info = member(doc_, "graph", "document");
+    const long long node_count =
+        integer_field(info, "node_count", "graph", 0, std::numeric_limits<long long>::max());
+    const long long edge_count =
+        integer_field(info, "edge_count", "graph", 0, std::numeric_limits<long long>::max());
+    if (node_count != n_)
+      fail("graph.node_count",
+           "says " + std::to_string(node_count) + " but nodes holds " + std::to_string(n_));
+    const long long level_count =
+        integer_field(info, "level_count", "graph", 0, std::numeric_limits<long long>::max());
+    long long deepest = 0;
+    for (int l : level) deepest = std::max<long long>(deepest, l + 1);
+    if (level_count != deepest) {
+      fail("graph.level_count",
+           "says " + std::to_string(level_count) + " but the edges make " + std::to_string(deepest));
     }
-    g.edges_.push_back(edge);
-  }
-  // A cycle is reported by levels() with the nodes' names.
-  const std::vector<int> level = g.levels();
-  for (long long i = 0; i < n; ++i) {
-    if (claimed_level[static_cast<std::size_t>(i)] != level[static_cast<std::size_t>(i)]) {
-      fail("nodes[" + std::to_string(i) + "].level",
-           "says " + std::to_string(claimed_level[static_cast<std::size_t>(i)]) +
-               " but its edges put it on level " + std::to_string(level[static_cast<std::size_t>(i)]));
+    if (edge_count != edge_count_) {
+      fail("graph.edge_count",
+           "says " + std::to_string(edge_count) + " but edges holds " + std::to_string(edge_count_));
     }
   }
-  const long long node_count =
-      integer_field(info, "node_count", "graph", 0, std::numeric_limits<long long>::max());
-  const long long edge_count =
-      integer_field(info, "edge_count", "graph", 0, std::numeric_limits<long long>::max());
-  if (node_count != n)
-    fail("graph.node_count", "says " + std::to_string(node_count) + " but nodes holds " + std::to_string(n));
-  const long long level_count =
-      integer_field(info, "level_count", "graph", 0, std::numeric_limits<long long>::max());
-  long long deepest = 0;
-  for (int l : level) deepest = std::max<long long>(deepest, l + 1);
-  if (level_count != deepest) {
-    fail("graph.level_count",
-         "says " + std::to_string(level_count) + " but the edges make " + std::to_string(deepest));
-  }
-  if (edge_count != static_cast<long long>(edges.size())) {
-    fail("graph.edge_count",
-         "says " + std::to_string(edge_count) + " but edges holds " + std::to_string(edges.size()));
-  }
-  g.cursor_.last_level = g.sinks(false);
-  return g;
-}
+
+  const nlohmann::json& doc_;
+  long long version_ = 0;
+  long long n_ = 0;
+  long long edge_count_ = 0;
+  std::vector<long long> claimed_level_;
+};
+
+}  // namespace detail
+
+Graph Graph::from_json(const nlohmann::json& doc) { return detail::GraphJsonReader(doc).read(); }
 
 Graph Graph::from_json_text(std::string_view text) {
   nlohmann::json doc;

@@ -169,6 +169,7 @@ struct GraphNode {
 };
 
 namespace detail {
+class GraphJsonReader;
 template <class T>
 inline constexpr bool is_graph_operand_v =
     std::is_same_v<std::decay_t<T>, Graph> || std::is_same_v<std::decay_t<T>, NodeSpec> ||
@@ -369,6 +370,7 @@ class Graph {
 
  private:
   friend struct detail::Program;
+  friend class detail::GraphJsonReader;
 
   detail::CallableStore& callables() {
     runs_.refuse_changes_while_running("change");
@@ -379,15 +381,15 @@ class Graph {
   // edges by their kind); returns its id.
   NodeId append(const detail::NodeRecord& node, const std::vector<NodeId>& predecessors);
   void changed() noexcept { runs_.changed(); }
-  Graph& add_node(ExecutionKind kind, bool after_last, WorkGraphNodeCall call);
+  Graph& add_node(ExecutionKind kind, bool after_last, const WorkGraphNodeCall& call);
   Graph& add_specs(std::vector<NodeSpec> specs, ExecutionKind kind, bool after_last);
   Graph& add_subgraph(const Graph& subgraph, bool after_last);
   Graph& add_subgraph_node(const Graph& subgraph, const std::vector<NodeId>& predecessors, bool after_last);
   void inline_subgraph(const Graph& subgraph, const std::vector<NodeId>& predecessors, bool after_last);
   Graph& add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool after_last);
-  Graph& add_sync(WorkGraphNodeCall call);
+  Graph& add_sync(const WorkGraphNodeCall& call);
   Graph& add_conditional(std::function<bool()> pred);
-  Graph& add_branch(ExecutionKind kind, WorkGraphNodeCall call);
+  Graph& add_branch(ExecutionKind kind, const WorkGraphNodeCall& call);
   std::vector<NodeId> sinks(bool skip_conditions) const;
   std::int32_t split_index(std::uint64_t signature);
   std::uint64_t split_of(const detail::NodeRecord& node) const {

@@ -20,5 +20,6 @@
 #include <weft/runtime/topology.hpp>
 #include <weft/runtime/trace.hpp>
 #include <weft/runtime/wait_scope.hpp>
+#include <weft/runtime/work_graph_node_call.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 #include <weft/runtime/worker_stats.hpp>

@@ -42,6 +42,7 @@
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/task.hpp>
 #include <weft/runtime/wait_scope.hpp>
+#include <weft/runtime/work_graph_node_call.hpp>
 
 namespace weft {
 
