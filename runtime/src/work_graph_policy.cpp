@@ -203,6 +203,13 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   if (roots_.empty()) return false;  // no node, or none without a predecessor
+  if (!conditions_.empty()) {
+    // A node that did not run in the last pass (a branch not taken) may have
+    // been counted down by some of its predecessors: every pass starts from
+    // full counts. (Without condition nodes every node runs and resets its own.)
+    for (std::size_t i = 0; i < in_degree_.size(); ++i)
+      join_[i].store(in_degree_[i], std::memory_order_relaxed);
+  }
   pending_.store(conditions_.empty() ? sinks_ : static_cast<Index>(roots_.size()), std::memory_order_relaxed);
   executor.begin_run();
   // Submitting publishes everything above to the workers (the deque's or the

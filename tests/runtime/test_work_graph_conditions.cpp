@@ -318,3 +318,28 @@ TEST_CASE("WorkGraph.condition.nodes_only_a_condition_reaches_run_only_when_chos
     for (int j = 0; j < 64 * 4; ++j) REQUIRE(ran[static_cast<std::size_t>(j)].load() == (j / 4 == k ? 1 : 0));
   }
 }
+
+TEST_CASE("WorkGraph.condition.every_pass_starts_with_full_join_counts") {
+  // A join after exclusive branches waits for both, so it never runs; a
+  // count left half done by the branch of one pass must not let the other
+  // branch of the next pass complete it.
+  weft::Executor executor(weft::test::cpu_only(2));
+  int pass = 0;
+  std::atomic<int> joined{0}, branches{0};
+  CallGraph g;
+  const int init = g.node([] {});
+  const int pick = g.condition([&] { return pass % 2; });
+  const int a = g.node([&] { branches.fetch_add(1); });
+  const int b = g.node([&] { branches.fetch_add(1); });
+  const int join = g.node([&] { joined.fetch_add(1); });
+  g.edge(init, pick);
+  g.edge(pick, a);
+  g.edge(pick, b);
+  g.edge(a, join);
+  g.edge(b, join);
+  const weft::WorkGraphPolicy<int> policy = g.policy();
+  const auto calls = g.calls();
+  for (pass = 0; pass < 6; ++pass) policy.run(executor, calls.data());
+  CHECK(branches.load() == 6);
+  CHECK(joined.load() == 0);
+}
