@@ -62,11 +62,11 @@ std::vector<int> GpuNodes::prepare(const Graph& graph, const std::vector<StreamW
                                    const std::vector<Graph::Edge>& edges, Crs<int>& successors,
                                    std::vector<WorkGraphNodeCall>& calls) {
   const std::size_t n = nodes.size();
+  if (std::none_of(nodes.begin(), nodes.end(), is_gpu_node)) return {};
   std::vector<int> index(n, -1);  // into nodes_
   std::size_t count = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (is_gpu_node(nodes[i])) index[i] = static_cast<int>(count++);
-  if (count == 0) return {};
   // A GPU node after one on the same stream is ordered by the stream, one
   // on another stream or device by an event, so both may be queued as soon
   // as its call returned: they go first in the row, and the engine releases
