@@ -11,7 +11,8 @@
 // work-DAG as compressed rows. Timed separately, in ns per node:
 //   build      making the graph (nothing runs)
 //   first run  the first run of a freshly built graph (weft lowers it there)
-//   run        a run of the already-run graph (best of the repetitions)
+//   run        a run of the already-run graph (best of twice the repetitions,
+//              the raw work-DAG's and the graph's runs taking turns)
 // Ratios: build and first run against oneTBB, run against the raw work-DAG.
 // Every node of every variant runs the same Probe, whose visit counts (and,
 // in one verification run each, sequence numbers) prove afterwards that each
@@ -37,6 +38,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -141,15 +143,13 @@ struct Timings {
   double run = std::numeric_limits<double>::infinity();
 };
 
-// Builds `reps` times (each built graph runs once, the first run), keeps the
-// last one, checks it, then times its steady runs. Variant: make(), run(g).
+// Builds `reps` times (each built graph runs once, the first run) and
+// returns the last one, checked. Variant: make(), run(built).
 template <class Make, class Run>
-Timings time_variant(const Shape& s, const char* variant, const Options& opt, Probe& probe, Make&& make,
-                     Run&& run) {
-  const int reps = std::max(1, opt.repetitions);
-  Timings t;
+auto build_and_run_once(const Shape& s, const char* variant, const Options& opt, Probe& probe, Timings& t,
+                        Make&& make, Run&& run) {
   decltype(make()) built;
-  for (int r = 0; r < reps; ++r) {
+  for (int r = 0; r < std::max(1, opt.repetitions); ++r) {
     built = {};  // the previous one goes outside the timers
     probe.reset(r == 0);
     auto start = std::chrono::steady_clock::now();
@@ -160,10 +160,22 @@ Timings time_variant(const Shape& s, const char* variant, const Options& opt, Pr
     t.first_run = std::min(t.first_run, since(start));
     probe.check(s, variant, 1);
   }
+  return built;
+}
+
+// Steady runs of already-run variants, taking turns so that all see the
+// same machine; each variant's best time goes to its Timings.
+struct Steady {
+  const char* variant;
+  std::function<void()> run;
+  Timings* timings;
+};
+void time_steady(const Shape& s, const Options& opt, Probe& probe, const std::vector<Steady>& variants) {
+  const int reps = 2 * std::max(1, opt.repetitions);
   probe.reset(false);
-  for (int r = 0; r < reps; ++r) t.run = std::min(t.run, weft::bench::seconds([&] { run(*built); }));
-  probe.check(s, variant, reps);
-  return t;
+  for (int r = 0; r < reps; ++r)
+    for (const Steady& v : variants) v.timings->run = std::min(v.timings->run, weft::bench::seconds(v.run));
+  probe.check(s, "steady runs", reps * static_cast<int>(variants.size()));
 }
 
 // ---- weft's Graph, as a user writes it -------------------------------------------
@@ -246,19 +258,26 @@ void run_shape(ShapeKind kind, const Options& opt, Reporter& out) {
     weft::Graph warm_up;  // the executor's first run is not part of any measurement
     warm_up.emplace([] {});
     executor.run(warm_up).get();
-    raw = time_variant(
-        s, "raw-workdag", opt, probe, [&] { return build_raw(s); },
-        [&](RawDag& dag) { weft::parallel_for(executor, dag.policy, [&probe](int i) { probe(i); }); });
-    weft_graph = time_variant(
-        s, "weft", opt, probe, [&] { return build_graph(s, probe); },
-        [&](weft::Graph& g) { executor.run(g).get(); });
+    const auto run_raw = [&](RawDag& dag) {
+      weft::parallel_for(executor, dag.policy, [&probe](int i) { probe(i); });
+    };
+    const auto run_graph = [&](weft::Graph& g) { executor.run(g).get(); };
+    auto dag = build_and_run_once(
+        s, "raw-workdag", opt, probe, raw, [&] { return build_raw(s); }, run_raw);
+    auto graph = build_and_run_once(
+        s, "weft", opt, probe, weft_graph, [&] { return build_graph(s, probe); }, run_graph);
+    time_steady(
+        s, opt, probe,
+        {{"raw-workdag", [&] { run_raw(*dag); }, &raw}, {"weft", [&] { run_graph(*graph); }, &weft_graph}});
   }
   {
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                               static_cast<std::size_t>(opt.threads));
-    tbb = time_variant(
-        s, "oneTBB", opt, probe, [&] { return std::make_unique<weft::bench::TbbDag>(s, probe); },
-        [](weft::bench::TbbDag& dag) { dag.run(); });
+    const auto run_tbb = [](weft::bench::TbbDag& dag) { dag.run(); };
+    auto dag = build_and_run_once(
+        s, "oneTBB", opt, probe, tbb, [&] { return std::make_unique<weft::bench::TbbDag>(s, probe); },
+        run_tbb);
+    time_steady(s, opt, probe, {{"oneTBB", [&] { run_tbb(*dag); }, &tbb}});
   }
   const std::string name = std::string("graph.") + s.name;
   const std::string params = s.params(opt.threads);

@@ -15,7 +15,7 @@ namespace weft {
 // condition node's call returns the index of the successor to run.
 //
 //   auto call = weft::WorkGraphNodeCall::of([](void* s) { ... }, state);
-struct alignas(32) WorkGraphNodeCall {
+struct WorkGraphNodeCall {
   using Invoke = void (*)(const void* payload);
   using Choose = int (*)(const void* payload);
   static constexpr std::size_t kPayload = 16;
