@@ -263,8 +263,11 @@ void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
 template <class Index>
 template <bool Traced, bool Conditions>
 void WorkGraphEngine<Index>::execute_roots(const SeedJob& seed, WorkerContext& worker, Index& owed) {
-  // Reading roots_[r] is safe: while root r has not run, the run cannot end.
-  for (Index r = seed.lo; r < seed.hi; ++r)
+  // The bounds are copied first: once the last root is handed over (to a GPU
+  // worker, say) the run may end and free this seed. Reading roots_[r] is
+  // safe: while root r has not run, the run cannot end.
+  const Index lo = seed.lo, hi = seed.hi;
+  for (Index r = lo; r < hi; ++r)
     execute_from<Traced, Conditions>(roots_[static_cast<std::size_t>(r)], worker, owed);
 }
 
