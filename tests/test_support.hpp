@@ -6,15 +6,21 @@
 
 namespace weft::test {
 
-// The message of the std::invalid_argument that `f` throws ("" if none).
-template <class F>
-std::string invalid_argument_message(F&& f) {
+// The message of the `Error` that `f` throws ("" if none).
+template <class Error, class F>
+std::string thrown_message(F&& f) {
   try {
     f();
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     return e.what();
   }
   return "";
+}
+
+// The message of the std::invalid_argument that `f` throws ("" if none).
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  return thrown_message<std::invalid_argument>(f);
 }
 
 }  // namespace weft::test

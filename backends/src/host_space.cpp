@@ -1,5 +1,7 @@
 #include <weft/backends/memory_space.hpp>
 
+#include <weft/backends/detail/checked_size.hpp>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -12,12 +14,13 @@ namespace detail {
 void* allocate_host_pages(std::size_t bytes, const char* space) {
   if (bytes == 0) return nullptr;
   constexpr std::size_t page = HostSpace::alignment;
-  if (bytes > static_cast<std::size_t>(-1) - page) {
+  // std::aligned_alloc wants a size that is a multiple of the alignment.
+  std::size_t rounded = 0;
+  if (!checked_add(bytes, page - 1, rounded)) {
     throw AllocationError(std::string(space) + ": cannot allocate " + std::to_string(bytes) +
                           " bytes (larger than the address space)");
   }
-  // std::aligned_alloc wants a size that is a multiple of the alignment.
-  const std::size_t rounded = (bytes + page - 1) / page * page;
+  rounded = rounded / page * page;
   void* ptr = std::aligned_alloc(page, rounded);
   if (ptr == nullptr) {
     throw AllocationError(std::string(space) + ": cannot allocate " + std::to_string(bytes) +

@@ -1,5 +1,7 @@
 #include <weft/memory/linear_arena.hpp>
 
+#include <weft/backends/detail/checked_size.hpp>
+
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
@@ -24,8 +26,10 @@ void* LinearArena::try_allocate(std::size_t bytes, std::size_t alignment) noexce
   // atomicity of the RMW guarantees; no data is published through the offset.
   std::size_t used = used_.load(std::memory_order_relaxed);
   for (;;) {
-    const std::uintptr_t aligned =
-        (base + used + alignment - 1) & ~(static_cast<std::uintptr_t>(alignment) - 1);
+    // base + used + alignment - 1 may wrap for a huge alignment: no room then.
+    std::size_t rounded_up = 0;
+    if (!detail::checked_add(base + used, alignment - 1, rounded_up)) return nullptr;
+    const std::uintptr_t aligned = rounded_up & ~(static_cast<std::uintptr_t>(alignment) - 1);
     const std::size_t start = aligned - base;
     if (start > capacity_ || bytes > capacity_ - start) return nullptr;
     // relaxed: see above; on failure `used` receives the current offset.

@@ -6,6 +6,7 @@
 #include <thread>
 #include <utility>
 
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/initial_exec_tls.hpp>
 
 namespace weft {
@@ -34,10 +35,6 @@ std::uint64_t this_thread_token() noexcept {
 
 constexpr std::size_t kArenaAlignment = 64;  // arenas never share a cache line
 
-std::size_t round_up(std::size_t value, std::size_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
 }  // namespace
 
 MultiarchAllocator::MultiarchAllocator(const MultiarchAllocatorConfig& config)
@@ -62,14 +59,17 @@ MultiarchAllocator::~MultiarchAllocator() = default;
 void MultiarchAllocator::build(const MultiarchAllocatorConfig& config) {
   std::size_t count = config.cpu_arenas;
   if (count == 0) count = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t stride = round_up(config.cpu_arena_bytes, kArenaAlignment);
-  if (stride != 0 && count > static_cast<std::size_t>(-1) / stride) {
-    throw std::invalid_argument("MultiarchAllocator: " + std::to_string(count) + " CPU arenas of " +
+  // Each arena rounded up to whole cache lines, all of them in one buffer.
+  const detail::CheckedSize rounded_up = detail::CheckedSize(config.cpu_arena_bytes) + (kArenaAlignment - 1);
+  const std::size_t stride = rounded_up.value() / kArenaAlignment * kArenaAlignment;
+  const detail::CheckedSize cpu_bytes = detail::CheckedSize(stride) * count;
+  if (!rounded_up.fits() || !cpu_bytes.fits()) {
+    detail::throw_size_overflow("MultiarchAllocator: " + std::to_string(count) + " CPU arenas of " +
                                 std::to_string(config.cpu_arena_bytes) +
-                                " bytes do not fit the address space");
+                                " bytes (each rounded up to whole 64-byte lines) overflow std::size_t");
   }
   cpu_pinned_ = HostPinnedSpace::pins_memory();
-  cpu_buffer_ = SpaceBuffer<HostPinnedSpace>(HostPinnedSpace{}, count * stride);
+  cpu_buffer_ = SpaceBuffer<HostPinnedSpace>(HostPinnedSpace{}, cpu_bytes.value());
   auto* base = static_cast<std::byte*>(cpu_buffer_.data());
   cpu_owners_ = std::make_unique<std::atomic<std::uint64_t>[]>(count);
   cpu_arenas_.reserve(count);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,34 @@ TEST_CASE("MemoryPool.requests_it_cannot_serve") {
   CHECK(empty.capacity() == 0);
   CHECK(empty.allocate(8) == nullptr);
   CHECK(empty.get_usage_statistics().superblocks == 0);
+}
+
+TEST_CASE("MemoryPool.sizes_near_the_top_of_size_t_fail_cleanly") {
+  // Huge requests are never served, never wrap into a small block, and leave
+  // the pool as it was.
+  Pool pool(weft::HostSpace{}, 1 << 20);
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  for (const std::size_t size : {max, max - 1, max - 63, max / 2 + 1, std::size_t{1} << 63}) {
+    CHECK(pool.allocate(size) == nullptr);
+    CHECK(pool.allocate(size, 1000) == nullptr);
+    CHECK(pool.allocate_block_size(size) == 0);
+  }
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+  void* block = pool.allocate(100);
+  REQUIRE(block != nullptr);
+  CHECK(invalid_argument_message([&] { pool.deallocate(block, max); }).find("the size does not fit") !=
+        std::string::npos);
+  pool.deallocate(block, 100);  // the refused free changed nothing
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+
+  // A pool whose own sizes cannot be is refused when it is made.
+  const weft::HostSpace host;
+  CHECK(invalid_argument_message([&] {
+          Pool(host, max);
+        }).find("min_total_alloc_size to fit the address space") != std::string::npos);
+  CHECK(invalid_argument_message([&] {
+          Pool(host, max, 64, 4096, max);
+        }).find("min_superblock_size <= 2^40") != std::string::npos);
 }
 
 TEST_CASE("MemoryPool.blocks_are_aligned_and_disjoint") {

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +27,20 @@ TEST_CASE("MemorySpace.host_space") {
   host.deallocate(p, 10000);
   CHECK(host.allocate(0) == nullptr);
   host.deallocate(nullptr, 0);
+}
+
+TEST_CASE("MemorySpace.sizes_beyond_the_address_space_are_refused") {
+  // Rounding up to whole pages must not wrap a huge request into a tiny block.
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  std::string message;
+  try {
+    (void)weft::HostSpace{}.allocate(max - 10);
+  } catch (const weft::AllocationError& e) {
+    message = e.what();
+  }
+  CHECK(message == "HostSpace: cannot allocate 18446744073709551605 bytes (larger than the address space)");
+  CHECK_THROWS_AS((void)weft::HostPinnedSpace{}.allocate(max), weft::AllocationError);
+  CHECK_THROWS_AS((weft::SpaceBuffer<weft::HostSpace>(weft::HostSpace{}, max)), std::bad_alloc);
 }
 
 TEST_CASE("MemorySpace.host_pinned_space") {

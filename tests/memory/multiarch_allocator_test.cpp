@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -112,6 +113,40 @@ TEST_CASE("MultiarchAllocator.exhaustion_is_clear") {
   CHECK_THROWS_AS((void)arena.allocate(16, 3), std::invalid_argument);
   CHECK(arena.allocate(arena.remaining()) != nullptr);  // exactly what remains still fits
   CHECK(arena.remaining() == 0);
+}
+
+TEST_CASE("MultiarchAllocator.arena_sizes_that_overflow_are_refused") {
+  // The CPU arenas share one buffer of cpu_arenas times cpu_arena_bytes (each
+  // rounded up to whole cache lines): a size that wraps is refused, not
+  // turned into empty arenas.
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  weft::MultiarchAllocatorConfig config = small_config(4);
+  config.cpu_arena_bytes = max - 10;
+  std::string message;
+  try {
+    weft::MultiarchAllocator alloc(config);
+  } catch (const weft::AllocationError& e) {
+    message = e.what();
+  }
+  CHECK(message ==
+        "MultiarchAllocator: 4 CPU arenas of 18446744073709551605 bytes (each rounded up to whole 64-byte "
+        "lines) overflow std::size_t");
+  config.cpu_arenas = std::size_t{1} << 40;
+  config.cpu_arena_bytes = std::size_t{1} << 30;
+  CHECK_THROWS_AS(weft::MultiarchAllocator{config}, weft::AllocationError);
+}
+
+TEST_CASE("LinearArena.requests_beyond_any_arena_fail_cleanly") {
+  std::vector<std::byte> buffer(4096);
+  weft::LinearArena arena("small", buffer.data(), buffer.size(), false);
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  constexpr std::size_t huge_alignment = std::size_t{1} << 63;
+  CHECK(arena.try_allocate(max) == nullptr);
+  CHECK(arena.try_allocate(16, huge_alignment) == nullptr);
+  CHECK_THROWS_AS((void)arena.allocate(max), weft::ArenaExhausted);
+  CHECK_THROWS_AS((void)arena.allocate(16, huge_alignment), weft::ArenaExhausted);
+  CHECK(arena.used() == 0);
+  CHECK(arena.allocate(4096, 1) == buffer.data());  // a refused request changed nothing
 }
 
 TEST_CASE("MultiarchAllocator.reset_between_runs") {

@@ -1,6 +1,7 @@
 // Polymorphic struct layouts (Ripple section 4.2-4.3): one user struct used as
 // a plain object and as the element of strided (struct of arrays) and
 // contiguous (array of structs) containers.
+#include <weft/backends/memory_space.hpp>
 #include <weft/views/accessor.hpp>
 #include <weft/views/element_array.hpp>
 #include <weft/views/element_storage.hpp>
@@ -14,8 +15,10 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -492,6 +495,31 @@ TEST_CASE("PolymorphicLayout.element_storage.contract") {
 
   ElementArray<T> states(n);
   CHECK_THROWS_WITH_AS(states.at(n), "ElementArray index 5 out of bounds (5)", std::out_of_range);
+}
+
+TEST_CASE_TEMPLATE("PolymorphicLayout.element_storage.sizes_that_overflow_are_refused", Layout, StridedView,
+                   ContiguousView) {
+  // checked_bytes is bytes() with the overflow it cannot show: containers
+  // size their buffers with it, and ElementArray refuses what does not fit.
+  using T = State<double, 3, Layout>;
+  using S = element_storage<T>;
+  constexpr size_t max = std::numeric_limits<size_t>::max();
+  CHECK(S::checked_bytes(5).fits());
+  CHECK(S::checked_bytes(5).value() == S::bytes(5));
+  CHECK_FALSE(S::checked_bytes(max).fits());  // strided: rounding up to a whole granule wraps
+  CHECK_FALSE(S::checked_bytes(max / S::element_bytes + 1).fits());
+  CHECK(element_storage<double>::checked_bytes(max / 8).value() == max / 8 * 8);
+  CHECK_FALSE(element_storage<double>::checked_bytes(max / 8 + 1).fits());
+
+  std::string message;
+  try {
+    ElementArray<T> huge(max / S::element_bytes + 1);
+  } catch (const weft::AllocationError& e) {
+    message = e.what();
+  }
+  CHECK(message == "ElementArray: " + std::to_string(max / S::element_bytes + 1) + " elements of " +
+                       std::to_string(S::element_bytes) + " bytes overflow std::size_t");
+  CHECK_THROWS_AS(ElementArray<double>(max / 4), weft::AllocationError);
 }
 
 TEST_CASE_TEMPLATE("PolymorphicLayout.element_storage.copy_with_different_counts", Layout, StridedView,

@@ -2,9 +2,14 @@
 // iterators (5.2), and the host-side helpers a graph's nodes use.
 #include <doctest/doctest.h>
 
+#include <cstddef>
+#include <limits>
+#include <new>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include <weft/backends/memory_space.hpp>
 #include <weft/views/block_kernel.hpp>
 #include <weft/views/boundary_loader.hpp>
 #include <weft/views/tensor.hpp>
@@ -64,6 +69,59 @@ TEST_CASE("Tensor.bad_shapes_and_indices_are_reported") {
   CHECK_THROWS_WITH_AS(t(4, 3), "Tensor index (4, 3) out of bounds (4, 8)", std::out_of_range);
   CHECK_THROWS_AS(t.block_space(2), std::out_of_range);
   CHECK_THROWS_AS((weft::Tensor<double, 1>{}.block_count()), std::logic_error);
+}
+
+namespace {
+
+template <class F>
+std::string allocation_error_message(F&& f) {
+  return weft::test::thrown_message<weft::AllocationError>(f);
+}
+
+constexpr std::size_t two_to_the(int power) { return std::size_t{1} << power; }
+
+}  // namespace
+
+TEST_CASE("Tensor.sizes_whose_product_overflows_are_refused") {
+  // 2^61 x 8 doubles is 2^67 bytes: refused before any block is allocated,
+  // never wrapped into a small block that kernels then write past.
+  CHECK(allocation_error_message([] {
+          weft::Tensor<double, 2> t({1, 1}, two_to_the(61), 8);
+        }) == "Tensor: sizes 2305843009213693952 x 8 of 8-byte elements overflow std::size_t");
+  CHECK(allocation_error_message([] {
+          weft::Tensor<double, 2> t({1, 1}, 1, two_to_the(61), 8);
+        }) == "Tensor: sizes 2305843009213693952 x 8 (+ padding 1) of 8-byte elements overflow std::size_t");
+  // Cells that fit, bytes that do not.
+  CHECK(allocation_error_message([] { weft::Tensor<float, 1> t({1}, two_to_the(62)); }) ==
+        "Tensor: sizes 4611686018427387904 of 4-byte elements overflow std::size_t");
+  // Padding alone: 2 x padding wraps.
+  CHECK(allocation_error_message([] { weft::Tensor<char, 1> t({1}, two_to_the(63), 4); }) ==
+        "Tensor: sizes 4 (+ padding 9223372036854775808) of 1-byte elements overflow std::size_t");
+  CHECK_THROWS_AS((weft::Tensor<double, 2>({1, 1}, two_to_the(32), two_to_the(32))), std::bad_alloc);
+}
+
+TEST_CASE("Tensor.partitioned_sizes_that_overflow_are_refused") {
+  // Each of 4 blocks holds 2^60 x 16 cells: 2^64, one more than size_t counts.
+  CHECK(allocation_error_message([] {
+          weft::Tensor<char, 2> t({2, 1}, {2, 1}, two_to_the(62), 16);
+        }) ==
+        "Tensor: sizes 4611686018427387904 x 16 of 1-byte elements in 4 blocks of up to "
+        "1152921504606846976 x 16 cells overflow std::size_t");
+  // Every block fits; all of them together do not.
+  const std::size_t max = std::numeric_limits<std::size_t>::max();
+  CHECK(allocation_error_message([&] { weft::Tensor<char, 1> t({4}, 1, max); }) ==
+        "Tensor: sizes 18446744073709551615 (+ padding 1) of 1-byte elements in 4 blocks of up to "
+        "4611686018427387904 cells overflow std::size_t");
+  // Partitions times sub-partitions, and the number of blocks, must fit too.
+  CHECK(weft::test::invalid_argument_message(
+            [] { weft::Tensor<double, 1> t({two_to_the(32)}, {two_to_the(32)}, 100); }) ==
+        "Tensor: dimension 0 has 100 cells, too few for 4294967296 x 4294967296 blocks (partitions "
+        "(4294967296) times sub-partitions (4294967296))");
+  CHECK(allocation_error_message([] {
+          weft::Tensor<char, 2> t({two_to_the(33), two_to_the(33)}, two_to_the(40), two_to_the(40));
+        }) ==
+        "Tensor: sizes 1099511627776 x 1099511627776 split into 8589934592 x 8589934592 blocks: the number "
+        "of blocks overflows std::size_t");
 }
 
 TEST_CASE("Tensor.copies_share_blocks_and_elements_start_zeroed") {

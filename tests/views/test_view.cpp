@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -78,22 +79,12 @@ static_assert(weft::MemorySpace<CountingSpace> && weft::MemorySpace<StagedSpace>
 
 template <class F>
 std::string out_of_range_message(F&& f) {
-  try {
-    f();
-  } catch (const std::out_of_range& e) {
-    return e.what();
-  }
-  return "";
+  return weft::test::thrown_message<std::out_of_range>(f);
 }
 
 template <class F>
 std::string allocation_error_message(F&& f) {
-  try {
-    f();
-  } catch (const weft::AllocationError& e) {
-    return e.what();
-  }
-  return "";
+  return weft::test::thrown_message<weft::AllocationError>(f);
 }
 
 // Element offset of a(i...) from a's first element.
@@ -400,6 +391,49 @@ TEST_CASE("View.unmanaged_over_user_memory") {
   CHECK(labelled.label() == "u");
   CHECK(labelled.use_count() == 0);
   CHECK(labelled(0, 0) == 1.0);
+}
+
+TEST_CASE("View.shapes_whose_sizes_overflow_are_refused") {
+  // Extents whose element count or bytes do not fit in size_t are refused
+  // before anything is allocated, whatever the memory: a space, a pool, an
+  // arena, or the caller's own (an unmanaged View's size() must be exact too).
+  constexpr std::size_t huge = std::size_t{1} << 61;
+  CHECK(allocation_error_message([&] { weft::View<double**> v("big", huge, 8); }) ==
+        "View 'big': extents 2305843009213693952 x 8 of 8-byte elements overflow std::size_t");
+  CHECK(allocation_error_message([&] { weft::View<double* [8]> v("fixed", huge); }) ==
+        "View 'fixed': extents 2305843009213693952 x 8 of 8-byte elements overflow std::size_t");
+  weft::MemoryPool<weft::HostSpace> pool(weft::HostSpace{}, 1 << 16);
+  CHECK(allocation_error_message([&] { weft::View<double**> v("pooled", pool, huge, 8); }) ==
+        "View 'pooled': extents 2305843009213693952 x 8 of 8-byte elements overflow std::size_t");
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+  std::vector<std::byte> memory(1024);
+  weft::LinearArena arena("scratch", memory.data(), memory.size(), false);
+  CHECK_THROWS_AS((weft::View<double**>("arena", arena, huge, 8)), weft::AllocationError);
+  CHECK(arena.used() == 0);
+
+  double element = 0.0;
+  CHECK(allocation_error_message([&] { weft::View<double**> v("mine", &element, huge, 8); }) ==
+        "View 'mine': extents 2305843009213693952 x 8 of 8-byte elements overflow std::size_t");
+  CHECK_THROWS_AS((weft::View<double**>(&element, huge, 8)), weft::AllocationError);
+
+  // Zero strides may alias every element onto one, but size() still counts them all.
+  CHECK(allocation_error_message([] {
+          weft::View<double**, weft::LayoutStride> v(
+              "aliased", weft::LayoutStride(std::size_t{1} << 40, 0, std::size_t{1} << 40, 0));
+        }) ==
+        "View 'aliased': extents 1099511627776 x 1099511627776 with strides (0, 0) of 8-byte elements "
+        "overflow std::size_t");
+  CHECK(allocation_error_message([] {
+          weft::View<double**, weft::LayoutStride> v("c_order", std::size_t{1} << 40, std::size_t{1} << 40);
+        }) ==
+        "View 'c_order': extents 1099511627776 x 1099511627776 of 8-byte elements overflow std::size_t");
+
+  // What fits in size_t but not in memory is the space's refusal, also an AllocationError.
+  CHECK_THROWS_AS((weft::View<std::uint16_t*>("too_big", std::numeric_limits<std::size_t>::max() / 2)),
+                  weft::AllocationError);
+  // A View with no elements needs no memory, however large its other extents.
+  weft::View<double**> empty("empty", 0, huge);
+  CHECK(empty.size() == 0);
 }
 
 // ---- bounds checks ------------------------------------------------------------

@@ -32,6 +32,8 @@
 // whose recorded work is still pending: it is freed once that work is done.)
 #pragma once
 
+#include <weft/backends/detail/checked_size.hpp>
+
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
@@ -169,8 +171,13 @@ class EventPool {
   // Called with mutex_ held. Room is made first, so a backend that throws
   // part-way leaves every event it did create in the pool, free.
   void grow(std::size_t count) {
-    created_.reserve(created_.size() + count);
-    free_.reserve(created_.size() + count);
+    std::size_t total = 0;
+    if (!detail::checked_add(created_.size(), count, total)) {
+      detail::throw_size_overflow("EventPool: " + std::to_string(created_.size()) + " events and " +
+                                  std::to_string(count) + " more overflow std::size_t");
+    }
+    created_.reserve(total);
+    free_.reserve(total);
     for (std::size_t i = 0; i < count; ++i) {
       Event event = backend_.create_event();
       created_.push_back(event);

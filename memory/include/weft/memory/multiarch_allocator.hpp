@@ -29,7 +29,9 @@
 // config.virtual_devices of them).
 //
 // Exhaustion: LinearArena::allocate throws ArenaExhausted naming the arena,
-// the request and what remains; try_allocate returns nullptr.
+// the request and what remains; try_allocate returns nullptr. Arena sizes
+// whose total (cpu_arenas x cpu_arena_bytes, each rounded up to 64 bytes)
+// overflows std::size_t throw AllocationError before anything is allocated.
 #pragma once
 
 #include <weft/backends/device.hpp>

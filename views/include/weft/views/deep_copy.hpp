@@ -35,6 +35,7 @@
 #pragma once
 
 #include <weft/backends/cuda_streams.hpp>
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/memory_space.hpp>
 #include <weft/views/view.hpp>
 #include <weft/views/view_errors.hpp>
@@ -44,6 +45,7 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace weft {
@@ -118,14 +120,25 @@ void copy_strided(T* dst, const std::array<std::size_t, Rank>& dst_strides, cons
 }
 
 // Host memory holding `elements` values of T, for staging device data.
+// (A View's span always fits in bytes; the check keeps that an invariant
+// rather than an assumption.)
 template <class T>
 class StagingBuffer {
  public:
-  explicit StagingBuffer(std::size_t elements) : buffer_(HostSpace{}, elements * sizeof(T)) {}
+  explicit StagingBuffer(std::size_t elements) : buffer_(HostSpace{}, checked_bytes(elements)) {}
   T* data() const noexcept { return static_cast<T*>(buffer_.data()); }
   std::size_t bytes() const noexcept { return buffer_.size(); }
 
  private:
+  static std::size_t checked_bytes(std::size_t elements) {
+    const CheckedSize bytes = CheckedSize(elements) * sizeof(T);
+    if (!bytes.fits()) {
+      throw_size_overflow("deep_copy: a staging buffer of " + std::to_string(elements) + " elements of " +
+                          std::to_string(sizeof(T)) + " bytes overflows std::size_t");
+    }
+    return bytes.value();
+  }
+
   SpaceBuffer<HostSpace> buffer_;
 };
 

@@ -8,13 +8,14 @@
 //   states.at(1000);             // throws std::out_of_range
 //
 // The buffer starts zero-filled, aligned to element_storage<T>::alignment.
+// A count whose size in bytes overflows std::size_t throws AllocationError.
 #pragma once
 
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/views/element_storage.hpp>
 
 #include <cstddef>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -57,13 +58,12 @@ class ElementArray {
   };
 
   static std::unique_ptr<std::byte[], AlignedDelete> allocate(std::size_t count) {
-    // bytes(count) <= (count + 1) * bytes(1) for every layout (strided pads
-    // by less than one granule, and bytes(1) is a whole granule), so this
-    // bound keeps the size computation from wrapping.
-    if (count >= std::numeric_limits<std::size_t>::max() / storage::bytes(1)) {
-      throw std::length_error("ElementArray of " + std::to_string(count) + " elements is too large");
+    const detail::CheckedSize checked = storage::checked_bytes(count);
+    if (!checked.fits()) {
+      detail::throw_size_overflow("ElementArray: " + std::to_string(count) + " elements of " +
+                                  std::to_string(storage::element_bytes) + " bytes overflow std::size_t");
     }
-    const std::size_t size = storage::bytes(count);
+    const std::size_t size = checked.value();
     auto* bytes = static_cast<std::byte*>(::operator new (size, std::align_val_t{storage::alignment}));
     std::memset(bytes, 0, size);
     return std::unique_ptr<std::byte[], AlignedDelete>(bytes);

@@ -18,9 +18,12 @@
 //   trivially copyable struct and is stored as a plain T.
 //
 // `count` is the number of elements the buffer was sized for (bytes(count));
-// strided buffers need it to find the component arrays.
+// strided buffers need it to find the component arrays. bytes(count) is
+// device-side arithmetic that assumes the size fits; containers size their
+// buffers with checked_bytes(count), which says when it does not.
 #pragma once
 
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/host_device.hpp>
 #include <weft/views/polymorphic_layout.hpp>
 #include <weft/views/storage_buffer_layout.hpp>
@@ -69,9 +72,15 @@ struct element_storage {
   using reference = T&;
   using const_reference = const T&;
   static constexpr std::size_t alignment = alignof(T);
+  // Bytes of one element's values.
+  static constexpr std::size_t element_bytes = sizeof(T);
 
   WEFT_HOST_DEVICE static constexpr std::size_t bytes(std::size_t count) noexcept {
     return count * sizeof(T);
+  }
+  // bytes(count), not fits() when it does not fit in size_t (host side).
+  static constexpr detail::CheckedSize checked_bytes(std::size_t count) noexcept {
+    return detail::CheckedSize(count) * sizeof(T);
   }
 
   WEFT_HOST_DEVICE static reference at(void* base, std::size_t index,
@@ -130,9 +139,28 @@ struct element_storage<T> {
 
  public:
   static constexpr std::size_t alignment = buffer::alignment;
+  // Bytes of one element's values, over all components (padding aside).
+  static constexpr std::size_t element_bytes = [] {
+    if constexpr (strided) {
+      return buffer::element_bytes;
+    } else {
+      return buffer::record_bytes;
+    }
+  }();
 
   WEFT_HOST_DEVICE static constexpr std::size_t bytes(std::size_t count) noexcept {
     return buffer::bytes(count);
+  }
+  // bytes(count), not fits() when it does not fit in size_t (host side).
+  static constexpr detail::CheckedSize checked_bytes(std::size_t count) noexcept {
+    if constexpr (strided) {
+      // padded_count(count) rounds up to a whole granule first.
+      const detail::CheckedSize rounded_up = detail::CheckedSize(count) + (buffer::granule - 1);
+      if (!rounded_up.fits()) return rounded_up;
+      return detail::CheckedSize(buffer::padded_count(count)) * buffer::element_bytes;
+    } else {
+      return detail::CheckedSize(count) * buffer::record_bytes;
+    }
   }
 
   WEFT_HOST_DEVICE static reference at(void* base, std::size_t index, std::size_t count) noexcept {

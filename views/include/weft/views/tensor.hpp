@@ -12,6 +12,9 @@
 //
 // A Tensor is a shared handle: copies refer to the same blocks, and the last
 // copy frees them (graph nodes keep copies, so a graph keeps its tensors).
+// Sizes whose cells or bytes (padding included) overflow std::size_t throw
+// AllocationError naming them, before any block is allocated; sizes that fit
+// but exceed memory throw AllocationError from the allocation.
 // Elements start zeroed. Element layout inside a block follows
 // element_storage<T>: an array of T for plain types, struct-of-arrays or
 // array-of-structs for polymorphic-layout types. By default every block is
@@ -48,8 +51,10 @@
 
 #include <weft/backends/cuda_devices.hpp>
 #include <weft/backends/cuda_streams.hpp>
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/memory_space.hpp>
 #include <weft/views/element_storage.hpp>
+#include <weft/views/layout.hpp>
 #include <weft/views/tensor_geometry.hpp>
 #include <weft/views/tensor_iterator.hpp>
 
@@ -251,7 +256,8 @@ class Tensor {
   struct Impl {
     Impl(const TensorGeometry<D>& g, bool in_gpu_memory, int devices_asked)
         : geometry(g), gpu(in_gpu_memory) {
-      blocks.reserve(g.block_count());
+      std::vector<Block> planned = plan_blocks(g);  // throws for impossible sizes, before any allocation
+      blocks.reserve(planned.size());
       int cuda_devices = 0;
       if (gpu) {
         const CudaDiscovery found = discover_cuda_devices();
@@ -269,18 +275,9 @@ class Tensor {
         if (devices_asked > 0) cuda_devices = devices_asked;
       }
       try {
-        for (std::size_t b = 0; b < g.block_count(); ++b) {
-          Block block;
+        for (std::size_t b = 0; b < planned.size(); ++b) {
+          Block block = planned[b];
           BlockSpace<D>& s = block.space;
-          s.extent = g.block_extent(b);
-          s.padding = g.padding();
-          s.count = 1;
-          for (std::size_t d = 0; d < D; ++d) {
-            s.padded[d] = s.extent[d] + 2 * s.padding;
-            s.stride[d] = s.count;
-            s.count *= s.padded[d];
-          }
-          block.bytes = element_storage<T>::bytes(s.count);
           if (gpu) {
             block.cuda_device = static_cast<int>(g.device_of(b) % static_cast<std::size_t>(cuda_devices));
             s.data = CudaSpace(block.cuda_device).allocate(block.bytes);
@@ -313,6 +310,43 @@ class Tensor {
     Impl(const Impl&) = delete;
     Impl& operator=(const Impl&) = delete;
     ~Impl() { release(); }
+
+    // Every block's shape and size, nothing allocated yet. Throws
+    // AllocationError naming the sizes when a block's cells or bytes, or the
+    // bytes of all blocks together, overflow std::size_t.
+    static std::vector<Block> plan_blocks(const TensorGeometry<D>& g) {
+      std::vector<Block> planned(g.block_count());
+      detail::CheckedSize total_bytes;
+      for (std::size_t b = 0; b < planned.size(); ++b) {
+        BlockSpace<D>& s = planned[b].space;
+        s.extent = g.block_extent(b);
+        s.padding = g.padding();
+        detail::CheckedSize count(1);
+        for (std::size_t d = 0; d < D; ++d) {
+          const detail::CheckedSize padded = detail::CheckedSize(s.padding) * 2 + s.extent[d];
+          s.padded[d] = padded.value();
+          s.stride[d] = count.value();
+          count *= padded;
+        }
+        const detail::CheckedSize bytes =
+            count.fits() ? element_storage<T>::checked_bytes(count.value()) : count;
+        total_bytes += bytes;
+        if (!total_bytes.fits()) fail_size_overflow(g);
+        s.count = count.value();
+        planned[b].bytes = bytes.value();
+      }
+      return planned;
+    }
+    [[noreturn]] static void fail_size_overflow(const TensorGeometry<D>& g) {
+      std::string message = "Tensor: sizes " + detail::format_size_product(g.sizes());
+      if (g.padding() != 0) message += " (+ padding " + std::to_string(g.padding()) + ")";
+      message += " of " + std::to_string(element_storage<T>::element_bytes) + "-byte elements";
+      if (g.block_count() > 1) {
+        message += " in " + std::to_string(g.block_count()) + " blocks of up to " +
+                   detail::format_size_product(g.block_extent(0)) + " cells";
+      }
+      detail::throw_size_overflow(message + " overflow std::size_t");
+    }
     void release() noexcept {
       for (Block& b : blocks) {
         if (gpu) {
@@ -336,10 +370,10 @@ class Tensor {
   template <class... Sizes>
   static TensorGeometry<D> make_geometry(const Extents<D>& partitions, const Extents<D>& sub_partitions,
                                          Sizes... sizes) {
-    const std::array<long long, sizeof...(Sizes)> given{static_cast<long long>(sizes)...};
-    for (long long v : given) {
-      if (v < 0) throw std::invalid_argument("Tensor: sizes and padding cannot be negative");
+    if ((detail::is_negative(sizes) || ...)) {
+      throw std::invalid_argument("Tensor: sizes and padding cannot be negative");
     }
+    const std::array<std::size_t, sizeof...(Sizes)> given{static_cast<std::size_t>(sizes)...};
     constexpr std::size_t first = sizeof...(Sizes) - D;  // 1 when padding leads
     Extents<D> extents{};
     for (std::size_t d = 0; d < D; ++d) extents[d] = static_cast<std::size_t>(given[first + d]);

@@ -7,6 +7,10 @@
 // Blocks are numbered with dimension 0 fastest; a block's device is the
 // number of its device partition, counted the same way. Every block carries
 // `padding` extra cells on both sides of every dimension.
+//
+// A split that needs more blocks than a dimension has cells throws
+// std::invalid_argument; one whose number of blocks overflows std::size_t
+// throws AllocationError (see Tensor for the sizes of the blocks themselves).
 #pragma once
 
 #include <array>
@@ -14,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/views/view_errors.hpp>
 
 namespace weft {
@@ -37,25 +42,34 @@ class TensorGeometry {
   TensorGeometry(const Extents<D>& sizes, const Extents<D>& partitions, const Extents<D>& sub_partitions,
                  std::size_t padding)
       : sizes_(sizes), partitions_(partitions), sub_partitions_(sub_partitions), padding_(padding) {
-    block_count_ = 1;
-    device_count_ = 1;
+    detail::CheckedSize blocks(1);
     for (std::size_t d = 0; d < D; ++d) {
       if (partitions[d] == 0 || sub_partitions[d] == 0) {
         throw std::invalid_argument("Tensor: partitions " + detail::format_extents(partitions) +
                                     " and sub-partitions " + detail::format_extents(sub_partitions) +
                                     " must all be at least 1");
       }
-      blocks_per_dim_[d] = partitions[d] * sub_partitions[d];
-      if (sizes[d] < blocks_per_dim_[d]) {
+      const detail::CheckedSize per_dim = detail::CheckedSize(partitions[d]) * sub_partitions[d];
+      if (!per_dim.fits() || sizes[d] < per_dim.value()) {
+        const std::string wanted =
+            per_dim.fits() ? std::to_string(per_dim.value())
+                           : std::to_string(partitions[d]) + " x " + std::to_string(sub_partitions[d]);
         throw std::invalid_argument("Tensor: dimension " + std::to_string(d) + " has " +
-                                    std::to_string(sizes[d]) + " cells, too few for " +
-                                    std::to_string(blocks_per_dim_[d]) + " blocks (partitions " +
-                                    detail::format_extents(partitions) + " times sub-partitions " +
-                                    detail::format_extents(sub_partitions) + ")");
+                                    std::to_string(sizes[d]) + " cells, too few for " + wanted +
+                                    " blocks (partitions " + detail::format_extents(partitions) +
+                                    " times sub-partitions " + detail::format_extents(sub_partitions) + ")");
       }
-      block_count_ *= blocks_per_dim_[d];
-      device_count_ *= partitions[d];
+      blocks_per_dim_[d] = per_dim.value();
+      blocks *= per_dim;
     }
+    if (!blocks.fits()) {
+      detail::throw_size_overflow("Tensor: sizes " + detail::format_size_product(sizes) + " split into " +
+                                  detail::format_size_product(blocks_per_dim_) +
+                                  " blocks: the number of blocks overflows std::size_t");
+    }
+    block_count_ = blocks.value();
+    device_count_ = 1;  // at most block_count_: no overflow
+    for (std::size_t d = 0; d < D; ++d) device_count_ *= partitions[d];
   }
 
   const Extents<D>& sizes() const noexcept { return sizes_; }

@@ -29,6 +29,10 @@
 // Unmanaged Views, View(pointer, extents...) or View(label, pointer,
 // extents...), wrap memory the caller owns: use_count() is 0 and nothing is
 // freed. A default-constructed View is empty (data() == nullptr).
+// Extents whose element count or bytes overflow std::size_t throw
+// AllocationError naming them ("View 'u': extents 2305843009213693952 x 8 of
+// 8-byte elements overflow std::size_t") before anything is allocated, for
+// unmanaged Views too, so size(), span() and strides are always exact.
 //
 // Element types must be trivially copyable: deep_copy moves bytes between
 // spaces. Copying a View is thread safe (the count is atomic); writing the
@@ -42,6 +46,7 @@
 // load.
 #pragma once
 
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/host_device.hpp>
 #include <weft/backends/memory_space.hpp>
 #include <weft/memory/linear_arena.hpp>
@@ -122,13 +127,6 @@ constexpr bool view_convertible() {
 
 template <class From, class To>
 concept ConvertibleViewTo = IsView<From>::value && !std::is_same_v<From, To> && view_convertible<From, To>();
-
-// a * b, or false when it does not fit in size_t.
-constexpr bool multiply_fits(std::size_t a, std::size_t b, std::size_t& product) noexcept {
-  if (b != 0 && a > std::numeric_limits<std::size_t>::max() / b) return false;
-  product = a * b;
-  return true;
-}
 
 // Zeroes device memory by copying a block of zeros from the host, one piece at a time.
 template <MemorySpace Space>
@@ -257,13 +255,16 @@ class View {
   // use_count() 0, never frees.
   template <class... Shape>
   requires shape_args<Shape...>
-  explicit View(pointer_type data, const Shape&... shape) : data_(data), map_(shape_mapping("", shape...)) {}
+  explicit View(pointer_type data, const Shape&... shape) : data_(data), map_(shape_mapping("", shape...)) {
+    (void)allocation_bytes("");  // the same shapes as managed Views: sizes must fit in size_t
+  }
 
   // Unmanaged with a label for error messages; still use_count() 0 and never frees.
   template <class... Shape>
   requires shape_args<Shape...>
   explicit View(const std::string& label, pointer_type data, const Shape&... shape)
       : data_(data), map_(shape_mapping(label, shape...)) {
+    (void)allocation_bytes(label);
     record_ = std::make_unique<detail::ViewRecord>(label, false).release();
   }
 
@@ -409,11 +410,12 @@ class View {
       }
       if constexpr (sizeof...(Shape) == rank && rank != rank_dynamic)
         check_compile_time_extents(label, extents);
-      std::size_t stride = 1;  // a LayoutStride View given only extents is laid out in C order
+      detail::CheckedSize stride(1);  // a LayoutStride View given only extents is laid out in C order
       for (std::size_t i = rank; i-- > 0;) {
-        strides[i] = stride;
+        strides[i] = stride.value();
         stride *= extents[i];
       }
+      if (!stride.fits()) throw_shape_overflow(label, extents);
     }
     return detail::make_mapping<mapping_type>(extents, strides);
   }
@@ -429,32 +431,38 @@ class View {
     }
   }
 
-  // Bytes of the span, or AllocationError when they do not fit in size_t.
+  // Bytes of the span. Throws AllocationError, before anything is
+  // allocated, when they or the number of elements (size()) do not fit in
+  // size_t: every size a View computes from its shape is then exact.
   std::size_t allocation_bytes(const std::string& label) const {
     const std::array<std::size_t, rank> extents = map_.extents().to_array();
-    std::size_t elements = 1;
-    bool fits = true;
+    if (std::find(extents.begin(), extents.end(), std::size_t{0}) != extents.end()) return 0;
+    detail::CheckedSize elements(1);
+    for (std::size_t extent : extents) elements *= extent;
+    detail::CheckedSize span = elements;
     if constexpr (std::is_same_v<Layout, LayoutStride>) {
-      std::size_t last = 0;
-      for (std::size_t i = 0; i < rank && fits; ++i) {
-        std::size_t reach = 0;
-        if (extents[i] == 0) return 0;
-        fits = detail::multiply_fits(extents[i] - 1, map_.stride(i), reach) &&
-               last <= std::numeric_limits<std::size_t>::max() - reach;
-        last += reach;
+      span = detail::CheckedSize(1);  // one past the last element reached
+      for (std::size_t i = 0; i < rank; ++i) span += detail::CheckedSize(extents[i] - 1) * map_.stride(i);
+    }
+    const detail::CheckedSize bytes = span * sizeof(value_type);
+    if (!elements.fits() || !bytes.fits()) {
+      if constexpr (std::is_same_v<Layout, LayoutStride>) {
+        throw_shape_overflow(label, extents,
+                             " with strides " + detail::format_index_list(detail::strides_of(map_)));
+      } else {
+        throw_shape_overflow(label, extents);
       }
-      fits = fits && last < std::numeric_limits<std::size_t>::max();
-      elements = last + 1;
-    } else {
-      for (std::size_t i = 0; i < rank && fits; ++i)
-        fits = detail::multiply_fits(elements, extents[i], elements);
     }
-    std::size_t bytes = 0;
-    if (!fits || !detail::multiply_fits(elements, sizeof(value_type), bytes)) {
-      throw AllocationError(detail::view_name(label) + ": extents " + detail::format_index_list(extents) +
-                            " need more bytes than the address space holds");
-    }
-    return bytes;
+    return bytes.value();
+  }
+
+  [[noreturn]] static void throw_shape_overflow(const std::string& label,
+                                                const std::array<std::size_t, rank>& extents,
+                                                const std::string& strides = "") {
+    const std::string message =
+        detail::view_name(label) + ": extents " + detail::format_size_product(extents) + strides;
+    detail::throw_size_overflow(message + " of " + std::to_string(sizeof(value_type)) +
+                                "-byte elements overflow std::size_t");
   }
 
   // Value-initialises a fresh allocation of `bytes`.

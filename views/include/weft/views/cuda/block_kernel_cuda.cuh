@@ -225,19 +225,30 @@ struct Kernel {
   void launch_staged(CudaStream stream, const Extents<D>& extent, Tuple& arguments, SharedStaging staging,
                      std::index_sequence<K...> order) const {
     // Each staged argument's tile gets its own 64-byte aligned slice.
-    std::size_t shared_bytes = 0;
+    weft::detail::CheckedSize shared_size;
+    std::size_t largest_padding = 0;
     const auto place = [&](auto& a, std::size_t k) {
       using A = std::remove_cvref_t<decltype(a)>;
       if constexpr (detail::is_device_block_v<A>) {
         if ((staging.stage >> k) & 1u) {
-          a.shared_offset = shared_bytes;
+          a.shared_offset = shared_size.value();
           using T = typename detail::element_of<A>::type;
-          const std::size_t bytes = element_storage<T>::bytes(detail::padded_tile_cells<D>(a.space.padding));
-          shared_bytes += (bytes + 63) / 64 * 64;
+          const weft::detail::CheckedSize cells = detail::padded_tile_cells<D>(a.space.padding);
+          const weft::detail::CheckedSize slice =
+              (cells.fits() ? element_storage<T>::checked_bytes(cells.value()) : cells) + 63;
+          shared_size += slice.fits() ? weft::detail::CheckedSize(slice.value() / 64 * 64) : slice;
+          largest_padding = std::max(largest_padding, a.space.padding);
         }
       }
     };
     (place(std::get<K>(arguments), K), ...);
+    if (!shared_size.fits()) {
+      weft::detail::throw_size_overflow("weft::cuda::kernel: the in_shared tiles (up to " +
+                                        std::to_string(largest_padding) +
+                                        " cells of padding) need more bytes of shared memory than "
+                                        "std::size_t holds");
+    }
+    const std::size_t shared_bytes = shared_size.value();
     const detail::StreamDevice on_device("weft::cuda::kernel (in_shared)", stream);
     const auto kernel = &detail::staged_block_kernel<F, Tuple, D, K...>;
     // A launch gets 48 KiB of shared memory unless the kernel opts in to

@@ -28,6 +28,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <weft/backends/detail/checked_size.hpp>
 #include <weft/views/cuda/cuda_check.cuh>
 #include <weft/views/element_storage.hpp>
 #include <weft/views/gpu_kernel.hpp>
@@ -50,11 +51,12 @@ WEFT_HOST_DEVICE constexpr unsigned tile_cells(std::size_t d) {
   }
 }
 
-// Cells of a full tile with `padding` on every side.
+// Cells of a full tile with `padding` on every side; not fits() when they
+// overflow std::size_t (the launch refuses such padding).
 template <std::size_t D>
-constexpr std::size_t padded_tile_cells(std::size_t padding) {
-  std::size_t n = 1;
-  for (std::size_t d = 0; d < D; ++d) n *= tile_cells<D>(d) + 2 * padding;
+constexpr weft::detail::CheckedSize padded_tile_cells(std::size_t padding) {
+  weft::detail::CheckedSize n(1);
+  for (std::size_t d = 0; d < D; ++d) n *= weft::detail::CheckedSize(padding) * 2 + tile_cells<D>(d);
   return n;
 }
 
