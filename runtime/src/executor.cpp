@@ -15,6 +15,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include <weft/backends/initial_exec_tls.hpp>
@@ -137,9 +138,39 @@ Executor::Executor(ExecutorConfig config)
     trace_path_ = n == 0 ? std::string(path) : std::string(path) + "." + std::to_string(n);
     tracer_->start();
   }
+  start_workers();
+}
+
+void Executor::start_workers() {
+  std::size_t started = 0;
+  try {
+    for (auto& w : workers_) {
+      WorkerContext* ctx = w.get();
+      ctx->thread_ = std::thread([this, ctx] { worker_main(*ctx); });
+      ++started;
+    }
+  } catch (const std::system_error& e) {
+    // The workers already running use this executor: they must be gone
+    // before the unwinding destroys it (and a joinable std::thread destroyed
+    // by the unwinding would call std::terminate).
+    stop_workers();
+    throw std::system_error(e.code(), "Executor: could not start all " + std::to_string(workers_.size()) +
+                                          " worker threads (started " + std::to_string(started) +
+                                          ", stopped and joined them again)");
+  } catch (...) {
+    stop_workers();
+    throw;
+  }
+}
+
+void Executor::stop_workers() noexcept {
+  // seq_cst store: pairs with the worker's prepare_wait() + load of
+  // stopping_ (the same Dekker pattern as the event count itself).
+  stopping_.store(true, std::memory_order_seq_cst);
+  cpu_sleep_.notify_all();
+  gpu_sleep_.notify_all();
   for (auto& w : workers_) {
-    WorkerContext* ctx = w.get();
-    ctx->thread_ = std::thread([this, ctx] { worker_main(*ctx); });
+    if (w->thread_.joinable()) w->thread_.join();
   }
 }
 
@@ -152,12 +183,7 @@ void Executor::write_trace(const std::string& path) {
 
 Executor::~Executor() {
   wait_for_all();
-  // seq_cst store: pairs with the worker's prepare_wait() + load of
-  // stopping_ (the same Dekker pattern as the event count itself).
-  stopping_.store(true, std::memory_order_seq_cst);
-  cpu_sleep_.notify_all();
-  gpu_sleep_.notify_all();
-  for (auto& w : workers_) w->thread_.join();
+  stop_workers();
   if (!trace_path_.empty()) {
     try {
       write_trace(trace_path_);
@@ -358,7 +384,7 @@ void Executor::worker_main(WorkerContext& w) {
       ran_since_idle = true;
       continue;
     }
-    // seq_cst: pairs with the store in ~Executor(); see there.
+    // seq_cst: pairs with the store in stop_workers(); see there.
     if (stopping_.load(std::memory_order_seq_cst)) {
       sleep.cancel_wait();
       break;

@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -14,10 +15,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -238,6 +245,114 @@ TEST_CASE("Executor.workers_sleep_and_wake_in_a_child_forked_after_an_executor_r
   REQUIRE(waitpid(child, &status, 0) == child);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+// Sanitizers that reserve terabytes of shadow memory make RLIMIT_AS useless.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kShadowMemorySanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kShadowMemorySanitizer = true;
+#else
+constexpr bool kShadowMemorySanitizer = false;
+#endif
+#else
+constexpr bool kShadowMemorySanitizer = false;
+#endif
+
+namespace {
+
+// Bytes of address space this process has mapped (VmSize).
+std::size_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::size_t thread_count() {
+  const std::filesystem::directory_iterator tasks("/proc/self/task");
+  return static_cast<std::size_t>(std::distance(begin(tasks), end(tasks)));
+}
+
+}  // namespace
+
+TEST_CASE("Executor.a_worker_thread_that_cannot_start_is_a_system_error_and_the_started_ones_stop") {
+  if (kShadowMemorySanitizer) {
+    MESSAGE("skipped: this sanitizer's shadow memory leaves no room for an address-space limit");
+    return;
+  }
+  // A child process whose address space has room for a few thread stacks
+  // only asks for 1000 workers. The Executor must throw std::system_error
+  // (not call std::terminate) with no worker left running, and the process
+  // must go on working. The child reports through a pipe and its exit code.
+  constexpr int workers = 1000;
+  int report_pipe[2];
+  REQUIRE(pipe(report_pipe) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(report_pipe[0]);
+    alarm(60);  // a hang kills the child instead of the test run
+    // 8 MiB thread stacks whatever ulimit -s says, and room for a few.
+    pthread_attr_t stacks;
+    pthread_attr_init(&stacks);
+    pthread_attr_setstacksize(&stacks, std::size_t{8} << 20);
+    pthread_setattr_default_np(&stacks);
+    rlimit usual{};
+    getrlimit(RLIMIT_AS, &usual);
+    rlimit tight = usual;
+    tight.rlim_cur = mapped_bytes() + (std::size_t{64} << 20);
+    int exit_code = 0;
+    std::string report = "no exception";
+    if (setrlimit(RLIMIT_AS, &tight) != 0) {
+      report = "setrlimit failed";
+      exit_code = 5;
+    } else {
+      try {
+        weft::Executor executor(weft::test::cpu_only(workers));
+        exit_code = 2;
+      } catch (const std::system_error& e) {
+        report = std::to_string(e.code().value()) + "\n" + e.what();
+      } catch (const std::exception& e) {
+        report = std::string("not a std::system_error: ") + e.what();
+        exit_code = 3;
+      }
+      setrlimit(RLIMIT_AS, &usual);
+    }
+    if (exit_code == 0 && thread_count() != 1) exit_code = 4;  // a worker was left running
+    if (exit_code == 0) {
+      weft::Executor executor(weft::test::cpu_only(2));
+      weft::TaskGroup group(executor);
+      std::atomic<int> count{0};
+      for (int i = 0; i < 100; ++i) group.run([&] { count.fetch_add(1); });
+      group.wait();
+      if (count.load() != 100) exit_code = 6;
+    }
+    (void)!write(report_pipe[1], report.data(), report.size());
+    _exit(exit_code);
+  }
+  close(report_pipe[1]);
+  std::string report;
+  char buffer[256];
+  for (ssize_t n; (n = read(report_pipe[0], buffer, sizeof buffer)) > 0;)
+    report.append(buffer, static_cast<std::size_t>(n));
+  close(report_pipe[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  INFO("child report: " << report);
+  REQUIRE(WIFEXITED(status));  // a signal here (SIGABRT) is the std::terminate this test is about
+  CHECK(WEXITSTATUS(status) == 0);
+  const std::size_t newline = report.find('\n');
+  REQUIRE(newline != std::string::npos);
+  CHECK(std::stoi(report.substr(0, newline)) == EAGAIN);  // the error code of the failed start, kept
+  const std::string what = report.substr(newline + 1);
+  CHECK(what.find("could not start all 1000 worker threads") != std::string::npos);
+  const std::size_t started_at = what.find("(started ");
+  REQUIRE(started_at != std::string::npos);
+  const int started = std::stoi(what.substr(started_at + 9));
+  CHECK(started >= 0);
+  CHECK(started < workers);
 }
 
 TEST_CASE("Executor.wait_for_all_and_destructor_finish_outstanding_work") {

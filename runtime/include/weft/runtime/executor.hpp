@@ -113,6 +113,11 @@ class WorkerContext {
 
 class Executor {
  public:
+  // Starts the workers. Throws std::invalid_argument for a bad config, and
+  // std::system_error (the system's error code; what() names how many worker
+  // threads it was starting and how many had started) when the system cannot
+  // start a thread (too many, or no memory for a stack): the threads that did
+  // start are stopped and joined first, so nothing is left running.
   explicit Executor(ExecutorConfig config = {});
   ~Executor();  // runs every queued job, waits for all runs, then joins the workers
 
@@ -237,6 +242,13 @@ class Executor {
 
   // Sleeps while completions_ == generation, for at most a few milliseconds.
   void sleep_on_completions(std::uint32_t generation) noexcept;
+
+  // Starts a thread per worker. When the system refuses one, throws
+  // std::system_error (its error code, naming how many of how many threads
+  // started) after stopping and joining those that did start.
+  void start_workers();
+  // Wakes every worker, tells it to leave, and joins every started thread.
+  void stop_workers() noexcept;
 };
 
 // ---- inline hot paths -------------------------------------------------------
