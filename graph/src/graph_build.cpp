@@ -1,5 +1,6 @@
 // Building a Graph: nodes, edges, levels of the builder, names.
 #include <weft/graph/graph.hpp>
+#include <weft/runtime/utf8.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -126,6 +127,11 @@ Graph& Graph::named(std::string name) {
   runs_.refuse_changes_while_running("change");
   if (cursor_.added_count == 0) throw std::logic_error("Graph::named: no node has been added yet");
   if (name.empty()) throw std::invalid_argument("Graph::named: a name cannot be empty");
+  // Names go into JSON, traces and terminals: text only.
+  if (const std::size_t bad = first_invalid_utf8(name); bad != name.size()) {
+    throw std::invalid_argument("Graph::named: the name is not valid UTF-8 (byte " + std::to_string(bad) +
+                                " of " + std::to_string(name.size()) + ")");
+  }
   // The operation's nodes: name, or name.k for several; the nodes a tensor
   // operation adds around them get name.<role> (name.pad1to0, name.finish).
   std::vector<std::pair<NodeId, std::string>> labels;

@@ -11,11 +11,26 @@ namespace weft {
 
 namespace {
 
+// A label DOT reads back as written and a terminal shows as text: quotes
+// and backslashes escaped, a newline as DOT's \n, other control characters
+// (C0, DEL and the UTF-8 encoded C1 range) as '?'.
 std::string escaped(std::string_view text) {
   std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += '?';
+    } else if (c == 0xC2 && i + 1 < text.size() && (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0x80) {
+      out += '?';  // U+0080..U+009F
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
   }
   return out;
 }

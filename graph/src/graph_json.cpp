@@ -1,5 +1,6 @@
 // Graph <-> JSON (the schema is in docs/graph-json.md).
 #include <weft/graph/graph.hpp>
+#include <weft/graph/json_document.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -250,24 +251,8 @@ class GraphJsonReader {
 Graph Graph::from_json(const nlohmann::json& doc) { return detail::GraphJsonReader(doc).read(); }
 
 Graph Graph::from_json_text(std::string_view text) {
-  nlohmann::json doc;
-  try {
-    // The callback sees every nesting level first: refuse hostile depth
-    // before the recursive parser gets deep enough to exhaust the stack.
-    doc = nlohmann::json::parse(
-        text.begin(), text.end(), [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-          if (depth > kMaxDepth) {
-            throw std::invalid_argument("graph JSON: nesting deeper than " + std::to_string(kMaxDepth) +
-                                        " levels; this is not a weft graph");
-          }
-          return true;
-        });
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(std::string("graph JSON: syntax error: ") + e.what());
-  } catch (const nlohmann::json::out_of_range& e) {  // 406: a number no double holds ("1e400")
-    throw std::invalid_argument(std::string("graph JSON: ") + e.what());
-  }
-  return from_json(doc);
+  // Depth is refused before the parser goes deep; a repeated key is an error.
+  return from_json(parse_json_document(text, "graph JSON", kMaxDepth));
 }
 
 }  // namespace weft

@@ -1,10 +1,12 @@
 #include <weft/runtime/trace.hpp>
+#include <weft/runtime/utf8.hpp>
 
 #include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 namespace weft {
@@ -37,18 +39,28 @@ std::vector<std::vector<TraceEvent>> Tracer::events() const {
 
 namespace {
 
+// A JSON string whatever `text` holds: quotes, backslashes and control
+// characters escaped, and each byte that is not UTF-8 written as U+FFFD.
 void write_json_string(std::FILE* f, const char* text) {
   std::fputc('"', f);
-  for (const char* p = text; *p != '\0'; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
+  const std::string_view all(text);
+  for (std::size_t at = 0; at < all.size();) {
+    const auto c = static_cast<unsigned char>(all[at]);
+    const std::size_t length = utf8_sequence_length(all.substr(at));
+    if (length == 0) {
+      std::fputs("\\ufffd", f);
+      ++at;
+      continue;
+    }
     if (c == '"' || c == '\\') {
       std::fputc('\\', f);
       std::fputc(c, f);
-    } else if (c < 0x20) {
+    } else if (c < 0x20 || c == 0x7f) {
       std::fprintf(f, "\\u%04x", c);
     } else {
-      std::fputc(c, f);
+      std::fwrite(all.data() + at, 1, length, f);
     }
+    at += length;
   }
   std::fputc('"', f);
 }

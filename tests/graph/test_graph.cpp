@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <random>
@@ -13,7 +14,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
 #include "../executor_configs.hpp"
+#include "../test_support.hpp"
 
 namespace {
 
@@ -327,4 +330,56 @@ TEST_CASE("Graph.malformed_and_hostile_json_is_rejected_clearly") {
   rejects(broken([](auto& d) { d["nodes"][1]["level"] = 5; }), "outside");
   rejects(broken([](auto& d) { d["graph"]["node_count"] = 3; }), "graph.node_count");
   rejects(broken([](auto& d) { d["nodes"][1]["name"] = "a"; }), "is used by nodes 0 and 1");
+}
+
+TEST_CASE("Graph.json_with_a_repeated_key_is_rejected_naming_where") {
+  // Plain JSON parsers keep the last of two keys silently; a graph file that
+  // says a thing twice is refused.
+  const auto message = [](const std::string& text) {
+    return weft::test::invalid_argument_message([&] { weft::Graph::from_json_text(text); });
+  };
+  CHECK(message(R"({"format": "weft-graph", "format": "weft-graph"})") ==
+        "graph JSON: document: the key \"format\" appears twice");
+  weft::Graph g;
+  g.emplace([] {}).named("a");
+  std::string text = g.to_json().dump();
+  const std::string name_field = "\"name\":\"a\"";
+  text.replace(text.find(name_field), name_field.size(), name_field + ",\"name\":\"b\"");
+  CHECK(message(text) == "graph JSON: nodes[0]: the key \"name\" appears twice");
+  // Messages are weft's own, without the JSON library's exception tags.
+  CHECK(message("{\"format\": 1e400}").find("[json.exception") == std::string::npos);
+  CHECK(message("{\"format\": ").find("syntax error") != std::string::npos);
+  CHECK(message("{\"format\": ").find("[json.exception") == std::string::npos);
+}
+
+TEST_CASE("Graph.loading_stays_linear_in_the_number_of_objects") {
+  // nlohmann's parse callback rescanned the parent array at every closed
+  // object: 200,000 nodes took seconds. Not a timing test: 100,000 nodes in
+  // one array must load at all in a unit test's time (the benchmark measures).
+  weft::Graph g;
+  g.emplace([] {}).named("root");
+  for (int i = 0; i < 100000; ++i) g.then([] {}).named("n" + std::to_string(i));
+  const weft::Graph back = weft::Graph::from_json_text(g.to_json().dump());
+  CHECK(back.size() == g.size());
+  CHECK(back.find("n99999") == 100000);
+}
+
+TEST_CASE("Graph.names_must_be_utf8") {
+  weft::Graph g;
+  g.emplace([] {});
+  CHECK(weft::test::invalid_argument_message([&] { g.named("caf\xe9"); }) ==
+        "Graph::named: the name is not valid UTF-8 (byte 3 of 4)");
+  CHECK(weft::test::invalid_argument_message([&] { g.named("\xed\xa0\x80"); })  // a surrogate
+            .find("not valid UTF-8") != std::string::npos);
+  g.named("caf\xc3\xa9 \xf0\x9f\x8c\x8a");  // café 🌊
+  CHECK(weft::Graph::from_json_text(g.to_json().dump()).find("caf\xc3\xa9 \xf0\x9f\x8c\x8a") == 0);
+}
+
+TEST_CASE("Graph.dot_labels_carry_no_control_characters") {
+  weft::Graph g;
+  g.emplace([] {}).named("a\x1b[31m\"red\"\nnext\xc2\x9b");
+  const std::string dot = g.to_dot();
+  CHECK(dot.find("a?[31m\\\"red\\\"\\nnext?") != std::string::npos);
+  CHECK(std::none_of(dot.begin(), dot.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }));
 }

@@ -2,6 +2,7 @@
 // job, on the worker that ran it; WEFT_TRACE writes one at exit.
 #include <weft/graph/graph.hpp>
 #include <weft/runtime/task_group.hpp>
+#include <weft/runtime/trace.hpp>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -99,4 +101,23 @@ TEST_CASE("Trace.unwritable_path_is_reported") {
   executor.start_trace();
   CHECK_THROWS_WITH_AS(executor.write_trace("/nonexistent-dir/trace.json"), doctest::Contains("cannot write"),
                        std::runtime_error);
+}
+
+TEST_CASE("Trace.names_that_are_not_utf8_still_make_a_valid_file") {
+  // Names reach the tracer from anywhere (interned C strings); the file must
+  // stay JSON a strict reader accepts whatever bytes they hold.
+  weft::Tracer tracer(1);
+  tracer.start();
+  tracer.record(0, "ok \"quoted\" \x01", weft::Domain::Cpu, 0);
+  tracer.record(0, "bad \xff\xc3 end", weft::Domain::Cpu, 0);
+  tracer.record(0, "\xf0\x9f\x8c\x8a wave", weft::Domain::Cpu, 0);
+  const std::string path = temp_path("weft_trace_utf8.json");
+  tracer.write_chrome_json(path, {weft::Domain::Cpu});
+  const nlohmann::json doc = read_json(path);  // throws on invalid UTF-8
+  std::vector<std::string> names;
+  for (const nlohmann::json& event : doc["traceEvents"])
+    if (event["ph"] == "X") names.push_back(event["name"]);
+  CHECK(names == std::vector<std::string>{"ok \"quoted\" \x01", "bad \xef\xbf\xbd\xef\xbf\xbd end",
+                                          "\xf0\x9f\x8c\x8a wave"});
+  std::remove(path.c_str());
 }

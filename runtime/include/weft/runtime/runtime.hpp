@@ -19,6 +19,7 @@
 #include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/topology.hpp>
 #include <weft/runtime/trace.hpp>
+#include <weft/runtime/utf8.hpp>
 #include <weft/runtime/wait_scope.hpp>
 #include <weft/runtime/work_graph_node_call.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
