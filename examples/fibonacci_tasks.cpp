@@ -8,8 +8,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
+
+#include "cli_support.hpp"
 
 namespace {
 
@@ -36,27 +37,17 @@ struct Fib {
 
 long serial_fib(long n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int example_main(int argc, char** argv) {
   long n = 25;
   weft::ExecutorConfig config;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--workers" && i + 1 < argc) {
-      config.cpu_workers = std::atoi(argv[++i]);
-    } else if (arg == "--help" || arg == "-h") {
-      std::puts("usage: fibonacci_tasks [n] [--workers N]   (0 <= n <= 35, default 25)");
-      return 0;
-    } else {
-      char* end = nullptr;
-      n = std::strtol(arg.c_str(), &end, 10);
-      if (end == arg.c_str() || *end != '\0' || n < 0 || n > 35) {
-        std::fprintf(stderr, "fibonacci_tasks: n must be an integer in [0, 35], got '%s'\n", arg.c_str());
-        return 2;
-      }
-    }
-  }
+  CLI::App app("fibonacci_tasks: naive Fibonacci on weft's dynamic task-DAG, one task per call",
+               "fibonacci_tasks");
+  app.add_option("n", n, "which Fibonacci number")
+      ->transform(weft::examples::whole_number<long>(0, 35))
+      ->capture_default_str();
+  app.add_option("--workers", config.cpu_workers, "CPU worker threads (default: the machine's cores)")
+      ->transform(weft::examples::whole_number<int>(1, weft::examples::kMaxThreads));
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
 
   weft::Executor executor(config);
   weft::MemoryPool<weft::HostSpace> pool(weft::HostSpace{}, 64u << 20);  // 64 MiB of task blocks
@@ -84,4 +75,10 @@ int main(int argc, char** argv) {
   std::printf("pool: %zu bytes capacity, high-water %lld blocks live at once, %zu blocks in use now\n",
               stats.capacity_bytes, static_cast<long long>(sched.high_water_blocks()), stats.consumed_blocks);
   return result.is_null() && expected == serial_fib(n) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("fibonacci_tasks", [&] { return example_main(argc, argv); });
 }

@@ -8,9 +8,10 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "cli_support.hpp"
 
 namespace {
 
@@ -47,27 +48,17 @@ FibDag build(long n) {
 
 long serial_fib(long n) { return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2); }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int example_main(int argc, char** argv) {
   long n = 25;
   weft::ExecutorConfig config;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--workers" && i + 1 < argc) {
-      config.cpu_workers = std::atoi(argv[++i]);
-    } else if (arg == "--help" || arg == "-h") {
-      std::puts("usage: fibonacci_workdag [n] [--workers N]   (0 <= n <= 32, default 25)");
-      return 0;
-    } else {
-      char* end = nullptr;
-      n = std::strtol(arg.c_str(), &end, 10);
-      if (end == arg.c_str() || *end != '\0' || n < 0 || n > 32) {
-        std::fprintf(stderr, "fibonacci_workdag: n must be an integer in [0, 32], got '%s'\n", arg.c_str());
-        return 2;
-      }
-    }
-  }
+  CLI::App app("fibonacci_workdag: naive Fibonacci as weft's static work-DAG, one work item per call",
+               "fibonacci_workdag");
+  app.add_option("n", n, "which Fibonacci number")
+      ->transform(weft::examples::whole_number<long>(0, 32))
+      ->capture_default_str();
+  app.add_option("--workers", config.cpu_workers, "CPU worker threads (default: the machine's cores)")
+      ->transform(weft::examples::whole_number<int>(1, weft::examples::kMaxThreads));
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
 
   const auto t0 = std::chrono::steady_clock::now();
   FibDag dag = build(n);
@@ -97,4 +88,10 @@ int main(int argc, char** argv) {
                 weft::to_string(s.domain), s.jobs_run, s.steals, s.sleeps);
   }
   return value[0] == expected ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("fibonacci_workdag", [&] { return example_main(argc, argv); });
 }

@@ -8,11 +8,20 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
-int main(int argc, char** argv) {
-  const std::string out = argc > 1 ? argv[1] : "graph_basics.json";
+#include "cli_support.hpp"
+#include "output_file.hpp"
+
+namespace {
+
+int example_main(int argc, char** argv) {
+  std::string out = "graph_basics.json";
+  CLI::App app("graph_basics: Ripple's Listing 5 as a weft graph; runs it and writes it as JSON",
+               "graph_basics");
+  app.add_option("out", out, "where to write the graph as JSON")->capture_default_str();
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
+  weft::examples::check_writable(out);
 
   weft::Graph g(weft::ExecutionKind::Cpu);
   g.emplace([] { std::puts("A"); }).named("A");
@@ -29,12 +38,13 @@ int main(int argc, char** argv) {
   weft::Executor executor(config);
   executor.run(g).get();
 
-  std::ofstream file(out);
-  if (!file) {
-    std::fprintf(stderr, "graph_basics: cannot write '%s'\n", out.c_str());
-    return 1;
-  }
-  file << g.to_json().dump(2) << '\n';
+  weft::examples::write_file(out, g.to_json().dump(2) + '\n');
   std::printf("graph: %zu nodes, %zu edges, written to %s\n", g.size(), g.edges().size(), out.c_str());
-  return 0;
+  return weft::examples::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("graph_basics", [&] { return example_main(argc, argv); });
 }

@@ -4,12 +4,22 @@
 // condition node "more?" sends the run back to "step" until it reaches 1.
 // Three runs are submitted at once: they run one after another, in order,
 // each with its own future.
+//
+//   graph_loop          (no arguments)
 #include <weft/weft.hpp>
 
 #include <cstdio>
 #include <vector>
 
-int main() {
+#include "cli_support.hpp"
+
+namespace {
+
+int example_main(int argc, char** argv) {
+  CLI::App app("graph_loop: Collatz walks with a condition node; three runs of one graph queue",
+               "graph_loop");
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
+
   long value = 0, steps = 0;
   std::vector<long> starts{27, 97, 871}, lengths;
   std::size_t run = 0;
@@ -34,5 +44,11 @@ int main() {
 
   for (std::size_t i = 0; i < starts.size(); ++i)
     std::printf("%ld reaches 1 in %ld steps\n", starts[i], lengths[i]);
-  return lengths == std::vector<long>{111, 118, 178} ? 0 : 1;
+  return lengths == std::vector<long>{111, 118, 178} ? weft::examples::kExitOk : weft::examples::kExitFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("graph_loop", [&] { return example_main(argc, argv); });
 }

@@ -8,16 +8,21 @@
 // plain array, and the graph is written as JSON.
 //
 //   heat2d [cells per side, default 256] [steps, default 200] [graph json, default heat2d_graph.json]
+//
+// Bad arguments exit with code 2; a failed run (no memory for the cells, an
+// unwritable graph file) exits with 1.
 #include <weft/weft.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "cli_support.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -38,6 +43,9 @@ double initial(std::size_t i, std::size_t j, std::size_t n) {
 // The reference: a padded plain array, the same steps.
 std::vector<double> serial_heat(std::size_t n, int steps) {
   const std::size_t w = n + 2;
+  // (n + 2)^2 doubles: beyond 2^29 cells a side the count would wrap around.
+  if (n >= (std::size_t{1} << 29))
+    throw std::length_error("the serial reference cannot hold " + std::to_string(n) + "^2 cells");
   std::vector<double> a(w * w, 0.0), b(w * w, 0.0);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = 0; i < n; ++i) a[(j + 1) * w + i + 1] = initial(i, j, n);
@@ -63,17 +71,25 @@ std::vector<double> serial_heat(std::size_t n, int steps) {
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
-  const std::string json_path = argc > 3 ? argv[3] : "heat2d_graph.json";
-  if (n < kDevices || steps < 2 || steps % 2 != 0) {
-    std::fprintf(stderr, "heat2d: need at least %zu cells per side and an even number of steps >= 2\n",
-                 kDevices);
-    return 2;
-  }
+int example_main(int argc, char** argv) {
+  std::size_t n = 256;
+  int steps = 200;
+  std::string json_path = "heat2d_graph.json";
+  CLI::App app(
+      "heat2d: 2D heat diffusion as a weft graph over 4 virtual devices, checked against a serial loop",
+      "heat2d");
+  app.add_option("cells", n, "cells per side")
+      ->transform(weft::examples::whole_number<std::size_t>(kDevices))
+      ->capture_default_str();
+  app.add_option("steps", steps, "time steps, an even number")
+      ->transform(weft::examples::whole_number<int>(2))
+      ->capture_default_str();
+  app.add_option("graph", json_path, "where to write the graph as JSON")->capture_default_str();
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
+  if (steps % 2 != 0)
+    throw weft::examples::UsageError("steps: need an even number (two steps a run), got " +
+                                     std::to_string(steps));
+  weft::examples::check_writable(json_path);  // before the run, not after it
 
   // Split along y: partition boundaries are whole rows, contiguous to copy.
   weft::Tensor<double, 2> a({1, kDevices}, 1, n, n), b({1, kDevices}, 1, n, n);
@@ -101,14 +117,20 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::ofstream(json_path) << step.to_json().dump(2) << '\n';
+  weft::examples::write_file(json_path, step.to_json().dump(2) + '\n');
   std::printf("heat2d: %zux%zu cells on %zu virtual devices, %d steps, graph of %zu nodes (%s)\n", n, n,
               kDevices, steps, step.size(), json_path.c_str());
   std::printf("max |weft - serial| = %g, total heat %.6f (started at %.6f)\n", max_difference, heat,
               initial_heat);
   if (max_difference != 0.0) {
     std::fprintf(stderr, "heat2d: the graph's result differs from the serial reference\n");
-    return 1;
+    return weft::examples::kExitFailed;
   }
-  return 0;
+  return weft::examples::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("heat2d", [&] { return example_main(argc, argv); });
 }

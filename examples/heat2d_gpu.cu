@@ -5,12 +5,16 @@
 // the same graph run on the CPU workers. Without a GPU it says so and exits 0.
 //
 //   heat2d_gpu [cells per side, default 1024] [steps, default 400]
+//
+// Bad arguments exit with code 2, a failed run with 1.
 #include <weft/views/cuda/block_kernel_cuda.cuh>
 #include <weft/weft.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <string>
+
+#include "cli_support.hpp"
 
 namespace {
 
@@ -37,14 +41,21 @@ weft::Graph heat_steps(const Field& a, const Field& b, Kernel kernel) {
   return step;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1024;
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 400;
-  if (n < 4 || steps < 2 || steps % 2 != 0) {
-    std::fprintf(stderr, "heat2d_gpu: need at least 4 cells per side and an even number of steps >= 2\n");
-    return 2;
+int example_main(int argc, char** argv) {
+  std::size_t n = 1024;
+  int steps = 400;
+  CLI::App app("heat2d_gpu: heat2d's graph with its tensors in GPU memory, checked against the CPU",
+               "heat2d_gpu");
+  app.add_option("cells", n, "cells per side")
+      ->transform(weft::examples::whole_number<std::size_t>(4))
+      ->capture_default_str();
+  app.add_option("steps", steps, "time steps, an even number")
+      ->transform(weft::examples::whole_number<int>(2))
+      ->capture_default_str();
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
+  if (steps % 2 != 0) {
+    throw weft::examples::UsageError("steps: need an even number (two steps a run), got " +
+                                     std::to_string(steps));
   }
   const weft::CudaDiscovery gpus = weft::discover_cuda_devices();
   if (gpus.devices.empty()) {
@@ -81,5 +92,11 @@ int main(int argc, char** argv) {
               gpus.devices.front().name.c_str(), steps, on_gpu.size());
   // nvcc fuses multiply-adds, so the GPU may differ from the CPU in the last bits.
   std::printf("max |GPU - CPU| = %g, total heat %.6f\n", max_difference, heat);
-  return max_difference < 1e-9 ? 0 : 1;
+  return max_difference < 1e-9 ? weft::examples::kExitOk : weft::examples::kExitFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("heat2d_gpu", [&] { return example_main(argc, argv); });
 }

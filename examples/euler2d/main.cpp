@@ -8,21 +8,21 @@
 //
 // Writes the density as a PNG (--png, and every K steps with --png-every),
 // shows progress on a terminal and ends with a one-line summary. Bad
-// arguments exit with code 2, a failed run with 1.
-#include <unistd.h>
-
+// arguments exit with code 2; a failed run, or an output that cannot be
+// written (each one is checked before the run starts), with 1.
 #include <CLI/CLI.hpp>
 
-#include <chrono>
-#include <cstdio>
-#include <exception>
-#include <fstream>
-#include <optional>
-#include <stdexcept>
+#include <charconv>
+#include <cstddef>
+#include <limits>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <weft/weft.hpp>
 
+#include "../cli_support.hpp"
+#include "../output_file.hpp"
 #include "gpu_run.hpp"
 #include "options.hpp"
 #include "run_solver.hpp"
@@ -33,38 +33,59 @@ using weft::euler::Options;
 using weft::euler::run_on_gpus;
 using weft::euler::run_solver;
 using weft::euler::UsageError;
+using weft::examples::finite_number;
+using weft::examples::whole_number;
 
-constexpr int kExitRunFailed = 1;
-constexpr int kExitUsage = 2;
+constexpr std::size_t kMaxBlocks = 4096;  // partitions, and sub-partitions of each
+
+// NXxNY with positive decimal NX and NY, nothing before, between or after.
+bool parse_size(const std::string& text, std::size_t& nx, std::size_t& ny) {
+  const std::size_t x = text.find('x');
+  if (x == std::string::npos) return false;
+  const auto whole = [](const char* first, const char* last, std::size_t& value) {
+    const auto [end, error] = std::from_chars(first, last, value);
+    return error == std::errc{} && end == last && value > 0;
+  };
+  return whole(text.data(), text.data() + x, nx) && whole(text.data() + x + 1, text.data() + text.size(), ny);
+}
 
 weft::euler::SolverConfig solver_config(const Options& o) {
   weft::euler::SolverConfig c;
   const auto problem = weft::euler::problem_from_string(o.problem);
   if (!problem) throw UsageError("--problem: '" + o.problem + "' is not shock-bubble or sod");
   c.problem = *problem;
-  unsigned long nx = 0, ny = 0;
-  char tail = 0;
-  if (std::sscanf(o.size.c_str(), "%lux%lu%c", &nx, &ny, &tail) != 2 || nx == 0 || ny == 0)
-    throw UsageError("--size: '" + o.size + "' is not NXxNY with positive NX and NY (e.g. 800x400)");
+  std::size_t nx = 0, ny = 0;
+  if (!parse_size(o.size, nx, ny))
+    throw UsageError("--size: '" + o.size + "' is not NXxNY with positive whole NX and NY (e.g. 800x400)");
   c.nx = nx;
   c.ny = ny;
-  if (o.partitions == 0) throw UsageError("--partitions: must be at least 1");
-  if (o.sub_partitions == 0) throw UsageError("--sub-partitions: must be at least 1");
+  // Both are at most kMaxBlocks (the options' checks): the product cannot wrap.
   if (ny < o.partitions * o.sub_partitions) {
     throw UsageError("--size: " + std::to_string(ny) + " rows cannot be split into " +
                      std::to_string(o.partitions) + " partitions x " + std::to_string(o.sub_partitions) +
                      " sub-partitions (the domain is split along y; need at least one row per block)");
   }
-  if (!(o.cfl > 0.0 && o.cfl <= 1.0)) throw UsageError("--cfl: must be in (0, 1]");
   c.partitions = o.partitions;
   c.sub_partitions = o.sub_partitions;
   c.cfl = o.cfl;
   return c;
 }
 
-}  // namespace
+void check_options(const Options& o) {
+  if (o.layout != "strided" && o.layout != "contiguous")
+    throw UsageError("--layout: '" + o.layout + "' is not strided or contiguous");
+  if (o.steps == 0 && o.end_time == 0.0) throw UsageError("--end-time 0 needs --steps");
+}
 
-int main(int argc, char** argv) {
+// Every output is checked before the run (weft::examples::check_writable
+// leaves nothing behind), so that a bad path fails now, not after the run.
+void check_outputs(const Options& o) {
+  std::vector<std::string> paths{o.png, o.trace, o.dump_graph};
+  if (o.png_every > 0) paths.push_back(weft::euler::periodic_image_name(o.png_every));
+  weft::examples::check_all_writable(paths);
+}
+
+int euler2d(int argc, char** argv) {
   Options o;
   CLI::App app("euler2d: the 2D Euler equations as a weft graph (Ripple's shock-bubble, or Sod's tube)",
                "euler2d");
@@ -72,36 +93,39 @@ int main(int argc, char** argv) {
   app.add_option("--size", o.size, "cells NXxNY (square cells; shock-bubble: height 1, sod: length 1)")
       ->capture_default_str();
   app.add_option("--partitions", o.partitions, "device partitions along y (virtual devices on the CPU)")
+      ->transform(whole_number<std::size_t>(1, kMaxBlocks))
       ->capture_default_str();
-  app.add_option("--sub-partitions", o.sub_partitions, "blocks per partition along y")->capture_default_str();
-  app.add_option("--steps", o.steps, "stop after this many steps (with no --end-time: only this)");
-  app.add_option("--end-time", o.end_time, "stop at this time (default: 0.1 shock-bubble, 0.25 sod)");
+  app.add_option("--sub-partitions", o.sub_partitions, "blocks per partition along y")
+      ->transform(whole_number<std::size_t>(1, kMaxBlocks))
+      ->capture_default_str();
+  app.add_option("--steps", o.steps, "stop after this many steps (with no --end-time: only this)")
+      ->transform(whole_number<long>(0));
+  app.add_option("--end-time", o.end_time, "stop at this time (default: 0.1 shock-bubble, 0.25 sod)")
+      ->transform(finite_number(0.0, std::numeric_limits<double>::max()));
   app.add_option("--layout", o.layout, "strided (struct of arrays) or contiguous (array of structs)")
       ->capture_default_str();
-  app.add_option("--threads", o.threads, "CPU worker threads (default: the machine's cores)");
-  app.add_option("--gpus", o.gpus, "run on this many CUDA GPUs");
-  app.add_option("--cfl", o.cfl, "CFL number per sweep, in (0, 1]")->capture_default_str();
+  app.add_option("--threads", o.threads, "CPU worker threads (default: the machine's cores)")
+      ->transform(whole_number<int>(1, weft::examples::kMaxThreads));
+  app.add_option("--gpus", o.gpus, "run on this many CUDA GPUs (default: none, run on the CPU)")
+      ->transform(whole_number<int>(0, 1024));
+  app.add_option("--cfl", o.cfl, "CFL number per sweep")
+      ->transform(finite_number(0.0, 1.0, /*low_open=*/true))
+      ->capture_default_str();
   app.add_option("--png", o.png, "density image at the end ('' for none)")->capture_default_str();
-  app.add_option("--png-every", o.png_every, "also write euler2d_density_STEP.png every K steps");
+  app.add_option("--png-every", o.png_every, "also write euler2d_density_STEP.png every K steps")
+      ->transform(whole_number<long>(0));
   app.add_option("--dump-graph", o.dump_graph, "write the step graph as JSON");
   app.add_option("--trace", o.trace, "write an execution trace (Chrome trace-event JSON)");
   app.add_flag("--quiet", o.quiet, "no progress line");
   app.add_flag("--checksum", o.checksum,
                "end the summary with a hash of the final state (bit-for-bit comparisons)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
-  }
+  app.footer(
+      "Every output file is checked before the run starts. Exit codes: 0 success, 1 the run or an output "
+      "failed, 2 usage error.");
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
   try {
     const weft::euler::SolverConfig config = solver_config(o);
-    if (o.layout != "strided" && o.layout != "contiguous")
-      throw UsageError("--layout: '" + o.layout + "' is not strided or contiguous");
-    if (o.steps < 0) throw UsageError("--steps: must not be negative");
-    if (o.png_every < 0) throw UsageError("--png-every: must not be negative");
-    if (o.steps == 0 && o.end_time == 0.0) throw UsageError("--end-time 0 needs --steps");
-    if (o.threads < 0) throw UsageError("--threads: must not be negative");
-    if (o.gpus < 0) throw UsageError("--gpus: must not be negative");
+    check_options(o);
     if (o.gpus > 0) {
       const weft::CudaDiscovery found = weft::discover_cuda_devices();
       if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
@@ -109,15 +133,19 @@ int main(int argc, char** argv) {
                          std::to_string(found.devices.size()) + " CUDA device(s) found" +
                          (found.note.empty() ? "" : " (" + found.note + ")"));
       }
+      check_outputs(o);
       return run_on_gpus(o, config);
     }
+    check_outputs(o);
     return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config)
                                  : run_solver<weft::ContiguousView, false>(o, config);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "euler2d: %s\n", e.what());
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "euler2d: %s\n", e.what());
-    return kExitRunFailed;
+    throw weft::examples::UsageError(e.what());  // exit 2
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("euler2d", [&] { return euler2d(argc, argv); });
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace weft::euler {
@@ -54,6 +55,11 @@ void write_png(const std::string& path, std::size_t width, std::size_t height,
     }
     return (v - scale.low) / (scale.high - scale.low);
   };
+  // libpng's own limit on a side, checked before width * height * 3 can wrap.
+  if (width == 0 || height == 0 || width > PNG_USER_WIDTH_MAX || height > PNG_USER_HEIGHT_MAX) {
+    throw std::runtime_error("cannot write '" + path + "': an image of " + std::to_string(width) + "x" +
+                             std::to_string(height) + " pixels is beyond PNG's limits");
+  }
   std::vector<png_byte> pixels(width * height * 3);
   for (std::size_t y = 0; y < height; ++y) {
     png_byte* row = &pixels[(height - 1 - y) * width * 3];
@@ -86,6 +92,12 @@ void write_png(const std::string& path, std::size_t width, std::size_t height,
   png_write_image(png, rows.data());
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
+  // The last bytes reach the file only now: a full disk shows here.
+  errno = 0;
+  if (std::fclose(file.release()) != 0) {
+    throw std::runtime_error("error while writing '" + path + "'" +
+                             (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
+  }
 }
 
 }  // namespace weft::euler

@@ -10,15 +10,16 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <stdexcept>
+#include <exception>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <weft/weft.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include "../output_file.hpp"
 #include "exact_riemann.hpp"
 #include "options.hpp"
 #include "png_image.hpp"
@@ -50,6 +51,37 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
 };
 
+// The image --png-every writes at `step`.
+inline std::string periodic_image_name(long step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "euler2d_density_%06ld.png", step);
+  return name;
+}
+
+// Runs each output's write and keeps its failure (a message naming the
+// file), so that one failed output does not stop the others.
+class OutputFailures {
+ public:
+  template <class Write>
+  bool attempt(Write&& write) {
+    try {
+      write();
+      return true;
+    } catch (const std::exception& e) {
+      messages_.emplace_back(e.what());
+      return false;
+    }
+  }
+  // Prints every failure on stderr; the exit code: 0 if there was none.
+  int report() const {
+    for (const std::string& m : messages_) std::fprintf(stderr, "euler2d: %s\n", m.c_str());
+    return messages_.empty() ? 0 : 1;
+  }
+
+ private:
+  std::vector<std::string> messages_;
+};
+
 template <class Layout, bool Gpu>
 int run_solver(const Options& o, const SolverConfig& config) {
   weft::ExecutorConfig ex;
@@ -70,13 +102,13 @@ int run_solver(const Options& o, const SolverConfig& config) {
               {0.1, 8.0, true});
   };
   Progress progress(!o.quiet && isatty(STDERR_FILENO) != 0, cells);
+  OutputFailures failures;
+  bool periodic_images = o.png_every > 0;  // until one fails: the run goes on without them
   solver.on_step([&](const StepInfo& info) {
     progress.update(info);
-    if (o.png_every > 0 && info.step % o.png_every == 0) {
+    if (periodic_images && info.step % o.png_every == 0) {
       solver.sync_host();  // the step's GPU work is done when on_step runs
-      char name[64];
-      std::snprintf(name, sizeof name, "euler2d_density_%06ld.png", info.step);
-      density_image(name);
+      periodic_images = failures.attempt([&] { density_image(periodic_image_name(info.step)); });
     }
   });
 
@@ -85,14 +117,13 @@ int run_solver(const Options& o, const SolverConfig& config) {
   solver.run(executor, o.steps, o.steps > 0 && o.end_time < 0.0 ? 0.0 : end_time);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
-  if (!o.trace.empty()) executor.write_trace(o.trace);
+  if (!o.trace.empty()) failures.attempt([&] { executor.write_trace(o.trace); });
   solver.sync_host();
   if (!o.dump_graph.empty()) {
-    std::ofstream file(o.dump_graph);
-    if (!(file << solver.graph().to_json().dump(2) << '\n'))
-      throw std::runtime_error("cannot write '" + o.dump_graph + "'");
+    failures.attempt(
+        [&] { weft::examples::write_file(o.dump_graph, solver.graph().to_json().dump(2) + '\n'); });
   }
-  if (!o.png.empty()) density_image(o.png);
+  const bool png_written = !o.png.empty() && failures.attempt([&] { density_image(o.png); });
 
   const StepInfo& info = solver.info();
   std::string checksum;
@@ -131,8 +162,9 @@ int run_solver(const Options& o, const SolverConfig& config) {
       "%.2f s, %.2f Mcells/s%s%s%s%s\n",
       o.problem.c_str(), config.nx, config.ny, config.partitions, config.sub_partitions, o.layout.c_str(),
       where.c_str(), info.step, info.time, seconds, cells * static_cast<double>(info.step) / seconds / 1e6,
-      accuracy.c_str(), checksum.c_str(), o.png.empty() ? "" : "; density image: ", o.png.c_str());
-  return 0;
+      accuracy.c_str(), checksum.c_str(), png_written ? "; density image: " : "",
+      png_written ? o.png.c_str() : "");
+  return failures.report();
 }
 
 }  // namespace weft::euler

@@ -6,16 +6,7 @@
 # on stderr and, unless STDOUT is given, print nothing on stdout.
 cmake_minimum_required(VERSION 3.25)
 
-set(arguments)
-set(after_separator FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE ${last})
-  if(after_separator)
-    list(APPEND arguments "${CMAKE_ARGV${i}}")
-  elseif(CMAKE_ARGV${i} STREQUAL "--")
-    set(after_separator TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../script_arguments.cmake)
 
 set(input_option)
 if(DEFINED STDIN)

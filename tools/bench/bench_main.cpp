@@ -1,16 +1,20 @@
 // weft-bench: runs the registered benchmarks and prints one table.
 //   weft-bench [--quick] [--threads N] [--filter SUBSTRING] [--json FILE] [--list]
+// Exit codes: 0 success, 1 a benchmark or the JSON output failed, 2 usage
+// error. The --json file is checked before the first benchmark runs.
 #include "bench.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
 #include <map>
-#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+// The examples' argument checks and checked output files (header-only).
+#include "cli_support.hpp"
+#include "output_file.hpp"
 
 namespace weft::bench {
 namespace {
@@ -46,63 +50,51 @@ void Reporter::write_json(const std::string& path) const {
                    {"baseline_value", r.baseline_value},
                    {"ratio", r.ratio}});
   }
-  std::ofstream file(path);
-  if (!file) throw std::runtime_error("cannot write benchmark JSON to '" + path + "'");
-  file << out.dump(2) << '\n';
+  weft::examples::write_file(path, out.dump(2) + '\n');  // throws OutputError naming the file
 }
 
 }  // namespace weft::bench
 
-int main(int argc, char** argv) {
+namespace {
+
+int bench_main(int argc, char** argv) {
   using namespace weft::bench;
   Options opt;
   std::string filter, json_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "weft-bench: " << arg << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--quick") {
-      opt.quick = true;
-      opt.repetitions = 2;
-    } else if (arg == "--threads") {
-      opt.threads = std::atoi(value().c_str());
-      if (opt.threads < 1) {
-        std::cerr << "weft-bench: --threads must be at least 1\n";
-        return 2;
-      }
-    } else if (arg == "--filter") {
-      filter = value();
-    } else if (arg == "--json") {
-      json_path = value();
-    } else if (arg == "--list") {
-      for (const auto& [name, fn] : registry()) std::cout << name << '\n';
-      return 0;
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << "usage: weft-bench [--quick] [--threads N] [--filter SUBSTRING] [--json FILE] [--list]\n";
-      return 0;
-    } else {
-      std::cerr << "weft-bench: unknown argument '" << arg << "' (try --help)\n";
-      return 2;
-    }
+  bool list = false;
+  CLI::App app("weft-bench: weft's benchmarks, each against a baseline in the same run", "weft-bench");
+  app.add_flag("--quick", opt.quick, "small sizes and 2 repetitions: every benchmark in seconds");
+  app.add_option("--threads", opt.threads, "worker threads for weft and for every baseline")
+      ->transform(weft::examples::whole_number<int>(1, weft::examples::kMaxThreads))
+      ->capture_default_str();
+  app.add_option("--filter", filter, "run only the benchmarks whose name contains this");
+  app.add_option("--json", json_path, "also write the table as JSON to this file (checked before the run)");
+  app.add_flag("--list", list, "print the benchmarks' names and exit");
+  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
+  if (opt.quick) opt.repetitions = 2;
+  if (list) {
+    for (const auto& [name, fn] : registry()) std::printf("%s\n", name.c_str());
+    return weft::examples::kExitOk;
   }
+  bool any = false;
+  for (const auto& [name, fn] : registry())
+    any = any || filter.empty() || name.find(filter) != std::string::npos;
+  if (!any) throw weft::examples::UsageError("no benchmark matches '" + filter + "' (see --list)");
+  if (!json_path.empty()) weft::examples::check_writable(json_path);
+
   std::printf("%-28s %-26s %-10s %12s %-9s %-10s %12s %7s\n", "benchmark", "params", "variant", "value",
               "unit", "baseline", "value", "ratio");
   Reporter reporter;
-  int ran = 0;
   for (const auto& [name, fn] : registry()) {
     if (!filter.empty() && name.find(filter) == std::string::npos) continue;
     fn(opt, reporter);
-    ++ran;
-  }
-  if (ran == 0) {
-    std::cerr << "weft-bench: no benchmark matches '" << filter << "'\n";
-    return 2;
   }
   if (!json_path.empty()) reporter.write_json(json_path);
-  return 0;
+  return weft::examples::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return weft::examples::run_main("weft-bench", [&] { return bench_main(argc, argv); });
 }
