@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <weft/graph/graph.hpp>
+#include <weft/graph/json_document.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -22,8 +24,11 @@ Graph load_graph(const std::string& path) {
   const std::string text = read_input(path);
   try {
     return Graph::from_json_text(text);
+  } catch (const std::bad_alloc&) {
+    throw InputError(display_name(path) + ": not enough memory to load a graph of " +
+                     std::to_string(text.size()) + " bytes");
   } catch (const std::exception& e) {
-    throw InputError(display_name(path) + ": " + e.what());
+    throw InputError(display_name(path) + ": " + std::string(without_json_tag(e.what())));
   }
 }
 
@@ -48,11 +53,14 @@ void add_summary(CLI::App& graph_command) {
       "nodes per device (\"none\" for nodes without a tensor partition).");
   summary->add_option("FILE", options->file, kFileHelp)->required();
   summary->add_flag("--json", options->json, "print the summary as one JSON object");
+  add_max_bytes_option(*summary);
   summary->callback([options] {
     const Graph graph = load_graph(options->file);
     const GraphSummary s = summarize(graph);
     if (options->json) {
-      std::cout << summary_to_json(display_name(options->file), graph, s).dump(2) << '\n';
+      std::cout << summary_to_json(display_name(options->file), graph, s)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << '\n';
     } else {
       print_summary(std::cout, display_name(options->file), graph, s);
     }
@@ -66,6 +74,7 @@ void add_dot(CLI::App& graph_command) {
       "Print the graph in Graphviz DOT (Graph::to_dot()): one box per node, GPU nodes shaded, each "
       "level on one rank. Render with: weft graph dot FILE | dot -Tpng -o graph.png");
   dot->add_option("FILE", *file, kFileHelp)->required();
+  add_max_bytes_option(*dot);
   dot->callback([file] { std::cout << load_graph(*file).to_dot(); });
 }
 
@@ -78,6 +87,7 @@ void add_validate(CLI::App& graph_command) {
       "Prints one line per valid file on stdout and one per invalid file on stderr (the file and "
       "the problem); exits 1 if any file is invalid.");
   validate->add_option("FILE", *files, kFileHelp)->required();
+  add_max_bytes_option(*validate);
   validate->callback([files] {
     bool all_valid = true;
     for (const std::string& file : *files) {

@@ -38,7 +38,11 @@ void Table::print(std::ostream& out, const std::string& indent) const {
 std::string format_duration_us(double microseconds) {
   char text[64];
   const double magnitude = std::fabs(microseconds);
-  if (magnitude >= 1e6) {
+  if (!std::isfinite(microseconds)) {
+    std::snprintf(text, sizeof text, "%s", std::isnan(microseconds) ? "unknown" : "overflow");
+  } else if (magnitude >= 1e15) {
+    std::snprintf(text, sizeof text, "%.3e s", microseconds / 1e6);  // %f would print 300 digits
+  } else if (magnitude >= 1e6) {
     std::snprintf(text, sizeof text, "%.3f s", microseconds / 1e6);
   } else if (magnitude >= 1e3) {
     std::snprintf(text, sizeof text, "%.3f ms", microseconds / 1e3);
@@ -52,6 +56,7 @@ std::string format_duration_us(double microseconds) {
 
 std::string format_percent(double fraction) {
   char text[32];
+  if (!std::isfinite(fraction)) return "unknown";
   std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
   return text;
 }

@@ -3,6 +3,7 @@
 // register each family of sub-commands.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -37,8 +38,15 @@ struct Reported {
 // How messages name an input: the path, or "<stdin>" for "-".
 std::string display_name(const std::string& path);
 
+// Inputs larger than this are refused unless --max-bytes says otherwise.
+inline constexpr std::uint64_t kDefaultMaxInputBytes = std::uint64_t{1} << 30;
+
+// Adds --max-bytes (the input limit, for the whole program) to a command.
+void add_max_bytes_option(CLI::App& command);
+
 // The whole content of `path` ("-" reads standard input); InputError naming
-// the file and the reason when it cannot be read.
+// the file and the reason when it cannot be read, is larger than the input
+// limit, or does not fit in memory.
 std::string read_input(const std::string& path);
 
 // `weft graph summary|dot|validate` and `weft trace summary`.

@@ -1,7 +1,10 @@
 // `weft trace summary FILE`: a Chrome trace-event file written by the Executor.
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
+
+#include <weft/graph/json_document.hpp>
 
 #include "tool.hpp"
 #include "trace_summary.hpp"
@@ -30,17 +33,23 @@ void add_trace_commands(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
   summary->add_flag("--json", options->json, "print the summary as one JSON object");
+  add_max_bytes_option(*summary);
   summary->callback([options] {
     const std::string text = read_input(options->file);
     Trace parsed;
     try {
       parsed = parse_trace(text);
+    } catch (const std::bad_alloc&) {
+      throw InputError(display_name(options->file) + ": not enough memory to load a trace of " +
+                       std::to_string(text.size()) + " bytes");
     } catch (const std::exception& e) {
-      throw InputError(display_name(options->file) + ": " + e.what());
+      throw InputError(display_name(options->file) + ": " + std::string(without_json_tag(e.what())));
     }
     const TraceSummary s = summarize(parsed, options->longest);
     if (options->json) {
-      std::cout << summary_to_json(display_name(options->file), s).dump(2) << '\n';
+      std::cout << summary_to_json(display_name(options->file), s)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << '\n';
     } else {
       print_summary(std::cout, display_name(options->file), s);
     }

@@ -8,12 +8,17 @@
 
 #include "table.hpp"
 
+#include <weft/graph/json_document.hpp>
+
 namespace weft::tool {
 
 namespace {
 
 // More workers than this in otherData is taken for corruption, not a machine.
 constexpr std::int64_t kMaxWorkers = 1 << 16;
+// A trace-event file nests a few levels; far deeper input is hostile.
+constexpr int kMaxDepth = 64;
+constexpr double kMaxMicroseconds = 9007199254740992.0;  // 2^53
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument("trace JSON: " + where + ": " + what);
@@ -53,8 +58,12 @@ TraceJob parse_job(const nlohmann::json& event, const std::string& where) {
   job.start_us = number_field(event, "ts", where);
   job.duration_us = number_field(event, "dur", where);
   if (job.duration_us < 0) fail(where + ".dur", "negative duration " + std::to_string(job.duration_us));
-  if (!std::isfinite(job.start_us + job.duration_us))
-    fail(where, "ts + dur is not a finite number of microseconds");
+  // Beyond 2^53 us (285 years) a time is corruption, not a trace; within it,
+  // sums over any number of jobs stay finite and exact enough to print.
+  if (std::fabs(job.start_us) > kMaxMicroseconds)
+    fail(where + ".ts", "time " + event.at("ts").dump() + " is beyond 2^53 microseconds (285 years)");
+  if (job.duration_us > kMaxMicroseconds)
+    fail(where + ".dur", "duration " + event.at("dur").dump() + " is beyond 2^53 microseconds (285 years)");
   job.worker = integer_field(event, "tid", where, 0, std::numeric_limits<std::int32_t>::max());
   return job;
 }
@@ -84,15 +93,7 @@ std::string shown_name(const std::string& name) { return name.empty() ? "(unname
 }  // namespace
 
 Trace parse_trace(std::string_view text) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(std::string("trace JSON: syntax error: ") + e.what());
-  } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range 406: a number too large for a double ("1e999")
-    throw std::invalid_argument(std::string("trace JSON: ") + e.what());
-  }
+  const nlohmann::json doc = parse_json_document(text, "trace JSON", kMaxDepth);
   Trace trace;
   const nlohmann::json* events = &doc;
   std::string prefix = "events";
