@@ -4,11 +4,24 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <limits>
+#include <mutex>
+#include <new>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 namespace weft {
 namespace detail {
+
+// Failed tasks that no get() has observed yet, each with the order it
+// failed in, for wait(scheduler); see SchedulerCore::record_failure.
+struct FailureLog {
+  std::mutex mutex;
+  std::unordered_map<TaskHeader*, std::uint64_t> unobserved;  // each entry holds a reference
+  std::uint64_t failures = 0;                                 // recorded so far: the next one's order
+  std::exception_ptr unrecorded;  // the first failure there was no memory to record
+};
 
 namespace {
 
@@ -37,7 +50,8 @@ SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& po
       min_block_lg2_(
           pool.min_block_size() == 0 ? 0u : static_cast<unsigned>(std::countr_zero(pool.min_block_size()))),
       shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.worker_count()))),
-      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))) {
+      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))),
+      failures_(std::make_unique<FailureLog>()) {
   // A worker's cached blocks are out of the other workers' reach, so each
   // worker may cache at most an eighth of the pool's blocks of a size,
   // shared among the workers: a small pool is not emptied into caches (none
@@ -62,6 +76,16 @@ SchedulerCore::~SchedulerCore() {
                  static_cast<long long>(active_tasks()));
     std::terminate();
   }
+  // Failures that neither a get() nor a wait() reported: said, not lost in silence.
+  FailureLog& log = *failures_;
+  if (!log.unobserved.empty() || log.unrecorded) {
+    std::fprintf(stderr,
+                 "weft: TaskScheduler destroyed with %zu task failures that no get() or wait(scheduler) "
+                 "reported\n",
+                 log.unobserved.size() + (log.unrecorded ? 1 : 0));
+  }
+  for (const auto& [task, order] : log.unobserved) release(task);
+  log.unobserved.clear();
   flush_caches();
 }
 
@@ -380,12 +404,11 @@ void SchedulerCore::invoke(Job& job, WorkerContext& worker) {
 bool SchedulerCore::run(TaskHeader* task, WorkerContext& worker, TaskHeader*& respawn_dependence) {
   if (TaskHeader* dep = task->dependence) {
     task->dependence = nullptr;
-    // The dependence is complete (that is how we got here); a failure
-    // propagates without running this task.
-    if (dep->error) [[unlikely]] {
-      std::exception_ptr error = dep->error;
-      release(dep);
-      return fail(task, std::move(error), worker);
+    // The dependence is complete (that is how we got here). A failed one
+    // fails a task spawned after it, which then does not run; a task that
+    // respawned on it runs again and sees the failure through get().
+    if (dep->error && !task->respawn_requested) [[unlikely]] {
+      return fail_without_running(task, dep, worker);
     }
     release(dep);
   }
@@ -430,6 +453,12 @@ void SchedulerCore::execute_traced(TaskHeader& task, TaskMember& member, WorkerC
   worker.trace("task", task.domain, start);
 }
 
+bool SchedulerCore::fail_without_running(TaskHeader* task, TaskHeader* dependence, WorkerContext& worker) {
+  std::exception_ptr error = dependence->error;
+  release(dependence);
+  return fail(task, std::move(error), worker);
+}
+
 bool SchedulerCore::fail(TaskHeader* task, std::exception_ptr error, WorkerContext& worker) {
   if (TaskHeader* unused = std::exchange(task->respawn_dependence, nullptr)) release(unused);
   tls_running.completing = true;
@@ -445,8 +474,10 @@ void SchedulerCore::complete(TaskHeader* task, std::exception_ptr* error, Worker
     task->ops->destroy_functor(*task);
   }
   if (error != nullptr && *error) [[unlikely]] {
-    if (is_task) record_error(*error);
     task->error = std::move(*error);
+    // Recorded before the completion is published, so that any get() that
+    // sees the failure finds it recorded.
+    if (is_task) record_failure(task);
   }
   finish(task, worker);
 }
@@ -501,10 +532,70 @@ void SchedulerCore::dependence_done_elsewhere(TaskHeader* waiter, const std::exc
   count(worker, -1);
 }
 
-void SchedulerCore::record_error(const std::exception_ptr& error) noexcept {
-  // The first error wins; wait() reads it after seeing every task counted
-  // complete, which the release store in count() orders after this write.
-  if (!has_error_.exchange(true, std::memory_order_acq_rel)) first_error_ = error;
+// ---- failures -------------------------------------------------------------
+//
+// wait() rethrows a failure only if no get() observed it. Every task that
+// fails (it threw, it was cancelled, or a dependence it was spawned after
+// failed) is recorded here with a reference, so that its error outlives
+// the futures (one whose future was dropped is reported too); get()
+// rethrowing a task's error erases its entry (observe()), and wait() takes
+// what is left. Under one mutex, off every path that does not fail: a
+// failure is recorded before its task is published complete, and get()
+// only rethrows an error it saw published, so an observation always finds
+// the entry it erases; an entry is erased at most once, by the first get()
+// or by wait(). A kept failure holds its task's block until then.
+
+void SchedulerCore::record_failure(TaskHeader* task) noexcept {
+  FailureLog& log = *failures_;
+  const std::lock_guard<std::mutex> lock(log.mutex);
+  try {
+    log.unobserved.emplace(task, log.failures++);
+    retain(task);
+    return;
+  } catch (const std::bad_alloc&) {
+  }
+  // No memory for an entry: kept as an error get() cannot observe, so it
+  // is never lost.
+  if (!log.unrecorded) log.unrecorded = task->error;
+}
+
+void SchedulerCore::observe(const TaskHeader& task) noexcept {
+  TaskHeader* held = nullptr;
+  {
+    FailureLog& log = *failures_;
+    const std::lock_guard<std::mutex> lock(log.mutex);
+    const auto entry = log.unobserved.find(const_cast<TaskHeader*>(&task));
+    if (entry == log.unobserved.end()) return;  // observed before, or collected by wait()
+    held = entry->first;
+    log.unobserved.erase(entry);
+  }
+  release(held);  // not the last reference: the caller's future holds one
+}
+
+void SchedulerCore::rethrow_unobserved() {
+  std::unordered_map<TaskHeader*, std::uint64_t> kept;
+  std::exception_ptr first;
+  {
+    FailureLog& log = *failures_;
+    const std::lock_guard<std::mutex> lock(log.mutex);
+    kept.swap(log.unobserved);
+    first = std::exchange(log.unrecorded, nullptr);
+  }
+  std::uint64_t first_order = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& [task, order] : kept) {
+    if (order < first_order) {
+      first_order = order;
+      first = task->error;
+    }
+  }
+  for (const auto& [task, order] : kept) release(task);
+  if (first) std::rethrow_exception(first);
+}
+
+void note_failure_observed(const TaskHeader& task) noexcept {
+  if (task.core != nullptr && (task.kind == TaskKind::Single || task.kind == TaskKind::Team)) {
+    task.core->observe(task);
+  }
 }
 
 void SchedulerCore::wait() {
@@ -515,11 +606,7 @@ void SchedulerCore::wait() {
   }
   executor_.wait_until([this] { return all_complete(); });
   flush_caches();
-  if (has_error_.load(std::memory_order_acquire)) {
-    std::exception_ptr error = std::exchange(first_error_, nullptr);
-    has_error_.store(false, std::memory_order_relaxed);
-    std::rethrow_exception(error);
-  }
+  rethrow_unobserved();
 }
 
 }  // namespace detail

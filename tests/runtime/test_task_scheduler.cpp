@@ -368,6 +368,184 @@ TEST_CASE("TaskScheduler.exceptions_propagate_to_get_wait_and_dependents.2thread
   CHECK(ran.load() == 2);
 }
 
+namespace {
+
+// A child task whose result is `value`, or which fails when `message` is set.
+struct Child {
+  using value_type = int;
+  int value = 0;
+  const char* message = nullptr;
+  void operator()(weft::TaskMember&, int& out) const {
+    if (message != nullptr) throw std::runtime_error(message);
+    out = value;
+  }
+};
+
+// Taskflow's RuntimeAsyncTask scenario in Kokkos' style: spawn a child,
+// respawn on it, and on the second run catch its failure (or not).
+struct CatchingParent {
+  using value_type = int;
+  weft::TaskScheduler sched;
+  bool catches = true;
+  std::atomic<int>* runs;
+  weft::Future<int> child = {};
+  void operator()(weft::TaskMember&, int& out) {
+    runs->fetch_add(1);
+    if (child.is_null()) {
+      child = weft::task_spawn(weft::TaskSingle(sched), Child{0, "child failed on purpose"});
+      weft::TaskScheduler::respawn(this, child);
+      return;
+    }
+    if (!catches) {
+      out = child.get();  // rethrows, and this task fails with the child's error
+      return;
+    }
+    try {
+      out = child.get();
+    } catch (const std::runtime_error&) {
+      out = -1;  // the fallback
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "TaskScheduler.a_parent_respawned_on_a_failed_child_catches_its_error_and_returns_a_fallback.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  std::atomic<int> runs{0};
+  weft::Future<int> parent = weft::host_spawn(weft::TaskSingle(sched), CatchingParent{sched, true, &runs});
+  REQUIRE_FALSE(parent.is_null());
+  // The parent's get() observed the child's failure: nothing left to report.
+  CHECK_NOTHROW(weft::wait(sched));
+  CHECK(runs.load() == 2);
+  CHECK(parent.get() == -1);
+}
+
+TEST_CASE("TaskScheduler.a_parent_that_does_not_catch_fails_with_its_childs_error.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  std::atomic<int> runs{0};
+  weft::Future<int> parent = weft::host_spawn(weft::TaskSingle(sched), CatchingParent{sched, false, &runs});
+  // The parent ran again, saw the failure and let it through: its own failure.
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "child failed on purpose", std::runtime_error);
+  CHECK(runs.load() == 2);
+  CHECK_THROWS_WITH_AS(parent.get(), "child failed on purpose", std::runtime_error);
+}
+
+TEST_CASE("TaskScheduler.a_parent_respawned_on_a_when_all_runs_again_when_a_child_fails.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  // Four children, the third of which fails; the parent inspects each and
+  // adds up the results of those that succeeded.
+  struct Parent {
+    using value_type = int;
+    weft::TaskScheduler sched;
+    int* failures;
+    weft::Future<int> children[4] = {};
+    void operator()(weft::TaskMember&, int& out) {
+      if (children[0].is_null()) {
+        for (int i = 0; i < 4; ++i) {
+          children[i] = weft::task_spawn(weft::TaskSingle(sched),
+                                         Child{10 * (i + 1), i == 2 ? "the third child failed" : nullptr});
+        }
+        weft::TaskScheduler::respawn(this, sched.when_all(children, 4));
+        return;
+      }
+      out = 0;
+      for (const weft::Future<int>& child : children) {
+        try {
+          out += child.get();
+        } catch (const std::runtime_error& e) {
+          CHECK(std::string(e.what()) == "the third child failed");
+          ++*failures;
+        }
+      }
+    }
+  };
+  int failures = 0;
+  weft::Future<int> parent = weft::host_spawn(weft::TaskSingle(sched), Parent{sched, &failures});
+  CHECK_NOTHROW(weft::wait(sched));
+  CHECK(parent.get() == 10 + 20 + 40);
+  CHECK(failures == 1);
+}
+
+TEST_CASE(
+    "TaskScheduler.a_task_spawned_after_a_failed_task_does_not_run_even_when_its_parent_respawned_on_it."
+    "2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  std::atomic<int> ran{0};
+  struct Counter {
+    using value_type = int;
+    std::atomic<int>* ran;
+    void operator()(weft::TaskMember&, int& out) const { out = ran->fetch_add(1) + 1; }
+  };
+  struct Parent {
+    using value_type = int;
+    weft::TaskScheduler sched;
+    std::atomic<int>* ran;
+    weft::Future<int> after = {};
+    void operator()(weft::TaskMember&, int& out) {
+      if (after.is_null()) {
+        weft::Future<int> child = weft::task_spawn(weft::TaskSingle(sched), Child{0, "predecessor failed"});
+        // Spawned after the child: it does not run if the child fails.
+        after = weft::task_spawn(weft::TaskSingle(child), Counter{ran});
+        weft::TaskScheduler::respawn(this, after);
+        return;
+      }
+      try {
+        out = after.get();
+      } catch (const std::runtime_error&) {
+        out = -1;
+      }
+    }
+  };
+  weft::Future<int> parent = weft::host_spawn(weft::TaskSingle(sched), Parent{sched, &ran});
+  // The parent observed the failure of `after`, not that of the child
+  // (whose future it dropped): wait() reports the child's.
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "predecessor failed", std::runtime_error);
+  CHECK(ran.load() == 0);
+  CHECK(parent.get() == -1);
+}
+
+TEST_CASE("TaskScheduler.wait_rethrows_only_failures_no_get_observed.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  sched.track_memory(true);
+
+  // Unobserved: wait() reports it, once; get() still rethrows it afterwards.
+  weft::Future<> unobserved = weft::host_spawn(weft::TaskSingle(sched), Thrower{"nobody looked"});
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "nobody looked", std::runtime_error);
+  CHECK_THROWS_WITH_AS(unobserved.get(), "nobody looked", std::runtime_error);
+  CHECK_NOTHROW(weft::wait(sched));
+
+  // Observed by get() before the wait: not reported again.
+  weft::Future<> observed = weft::host_spawn(weft::TaskSingle(sched), Thrower{"seen by get"});
+  CHECK_THROWS_WITH_AS(observed.get(), "seen by get", std::runtime_error);
+  CHECK_NOTHROW(weft::wait(sched));
+
+  // A failure whose future was dropped is reported, even after another
+  // failure that get() observed.
+  weft::Future<> first = weft::host_spawn(weft::TaskSingle(sched), Thrower{"seen first"});
+  CHECK_THROWS_AS(first.get(), std::runtime_error);
+  weft::host_spawn(weft::TaskSingle(sched), Thrower{"future dropped"});
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "future dropped", std::runtime_error);
+  CHECK_NOTHROW(weft::wait(sched));
+
+  // A reported failure's block goes back with its last future.
+  unobserved = weft::Future<>();
+  observed = weft::Future<>();
+  first = weft::Future<>();
+  CHECK(sched.live_blocks() == 0);
+}
+
 TEST_CASE("TaskScheduler.misuse_is_reported") {
   weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);

@@ -14,7 +14,8 @@
 // std::logic_error instead (a task never blocks: respawn on the future).
 // get() on a null future throws std::logic_error. A task that threw, or
 // whose dependence failed, is complete with that exception: get()
-// rethrows it.
+// rethrows it, which also counts it as observed (wait(scheduler) does not
+// report it again).
 #pragma once
 
 #include <stdexcept>
@@ -132,7 +133,10 @@ class Future {
       }
       detail::wait_for(*task_);
     }
-    if (task_->error) std::rethrow_exception(task_->error);
+    if (task_->error) {
+      detail::note_failure_observed(*task_);
+      std::rethrow_exception(task_->error);
+    }
   }
 
   detail::TaskHeader* task_ = nullptr;

@@ -35,14 +35,26 @@
 // again. Otherwise it is complete, its waiters become ready, and its block
 // is kept while a future refers to it.
 //
-// Errors:
+// Errors (docs/tasks.md has examples):
 //   - a spawn (or when_all) the pool cannot satisfy returns a null future and
 //     changes nothing else: the scheduler stays usable;
 //   - an exception thrown by a task completes that task with the exception:
-//     get() rethrows it, and wait(scheduler) rethrows the first one;
-//   - tasks depending on a failed task do not run: they complete with the
-//     same exception, and so on down the graph; a when-all completes once
-//     every one of its dependences has, with the first failure among them;
+//     get() rethrows it;
+//   - a task spawned after a failed task (TaskSingle(future)) does not run:
+//     it completes with the same exception, and so on down the graph; a
+//     when-all completes once every one of its dependences has, with the
+//     first failure among them;
+//   - a task that respawned on a failed task (or on a when-all one of whose
+//     dependences failed) runs again: get() on that dependence's future
+//     rethrows, so it may catch the error and complete normally, or let it
+//     propagate and fail with it;
+//   - wait(scheduler) rethrows the first failure that no get() has observed
+//     (rethrown) by then, and forgets the others: a failure a task caught
+//     from a child's get() is not reported again; one whose futures were all
+//     dropped is (unlike Taskflow, which drops it). Each failed task counts
+//     on its own: get() on a task spawned after a failed one observes that
+//     task's failure, not its dependence's, and get() on a when-all observes
+//     none. A failed task keeps its block until observed or wait() returns;
 //   - respawn() outside the task's own operator(), or twice in one call,
 //     throws std::logic_error (which fails that task); so does wait() from
 //     inside a task of the same scheduler, and spawning GPU-domain work on an
@@ -355,8 +367,9 @@ Future<> TaskScheduler::when_all(std::size_t count, Generator&& gen) const {
 }
 
 // Blocks until every task of the scheduler, including those spawned by
-// running tasks, is complete; rethrows the first exception a task threw
-// since the last wait. On a worker thread it keeps running other jobs.
+// running tasks, is complete; then rethrows the first failure since the
+// last wait that no get() has rethrown (see Errors above), and forgets the
+// rest. On a worker thread it keeps running other jobs.
 inline void wait(const TaskScheduler& scheduler) { scheduler.core().wait(); }
 
 }  // namespace weft

@@ -24,6 +24,8 @@ class TaskScheduler;
 
 namespace detail {
 
+struct FailureLog;
+
 // A worker's stash of free pool blocks for one scheduler, by block size
 // (the pool's smallest block size times 1, 2, 4, 8), reused newest first:
 // a task's block is usually still in this core's cache when the next spawn
@@ -107,7 +109,11 @@ class SchedulerCore {
   // `error`, if set): the waiter becomes ready, or the when-all counts it.
   void dependence_done_elsewhere(TaskHeader* waiter, const std::exception_ptr& error);
 
+  // Blocks until every task is complete; then rethrows the first failure no
+  // get() observed (see record_failure), forgetting the others.
   void wait();
+  // get() rethrew `task`'s failure: wait() no longer reports it.
+  void observe(const TaskHeader& task) noexcept;
 
   // Memory use, for tests and benchmarks: off by default (it costs an atomic
   // update per allocation); high_water counts blocks live at once: blocks
@@ -196,6 +202,10 @@ class SchedulerCore {
   // Completes `task` with `error`, which it did not run or which threw;
   // returns true (completed), as run() does.
   bool fail(TaskHeader* task, std::exception_ptr error, WorkerContext& worker);
+  // fail() with the error of `dependence` (whose reference the task held),
+  // for a task spawned after it; out of line, off the path of run().
+  [[gnu::cold, gnu::noinline]] bool fail_without_running(TaskHeader* task, TaskHeader* dependence,
+                                                         WorkerContext& worker);
   // Completes `task`, with *error when that is not null (it is moved from).
   void complete(TaskHeader* task, std::exception_ptr* error, WorkerContext* worker);
   // complete()'s last part, all of it for a task that ran without error
@@ -204,7 +214,10 @@ class SchedulerCore {
   [[gnu::always_inline]] inline void finish(TaskHeader* task, WorkerContext* worker);
   // One of the when-all's dependences completed (with `error`, if set).
   void when_all_dependence_done(TaskHeader* entity, const std::exception_ptr& error, WorkerContext* worker);
-  void record_error(const std::exception_ptr& error) noexcept;
+  // Keeps failed `task` (a reference) for wait() until a get() observes it.
+  void record_failure(TaskHeader* task) noexcept;
+  // Drops every kept failure; rethrows the first of them, if any.
+  void rethrow_unobserved();
 
   Executor& executor_;
   const MemoryPool<HostSpace>& pool_;
@@ -217,8 +230,7 @@ class SchedulerCore {
   std::atomic<std::int64_t> live_blocks_{0};
   std::atomic<std::int64_t> high_water_{0};
   std::atomic<std::int64_t> failed_allocations_{0};
-  std::atomic<bool> has_error_{false};
-  std::exception_ptr first_error_;
+  std::unique_ptr<FailureLog> failures_;  // failed tasks no get() observed yet
 };
 
 template <class F>

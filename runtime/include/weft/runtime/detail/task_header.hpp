@@ -160,6 +160,11 @@ inline void release(TaskHeader* task, std::int32_t count = 1) noexcept {
 // Blocks until `task` is complete (see Future::wait).
 void wait_for(const TaskHeader& task);
 
+// get() is about to rethrow `task`'s error: wait(scheduler) no longer
+// reports it (see SchedulerCore::observe). Only tasks' failures are
+// recorded; nothing to do for a when-all or a promise.
+void note_failure_observed(const TaskHeader& task) noexcept;
+
 inline void retain(TaskHeader* task) noexcept {
   // relaxed: a new reference is made from an existing one, which keeps the
   // task alive meanwhile; only the last release needs ordering.
