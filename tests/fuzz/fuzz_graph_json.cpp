@@ -9,23 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cxxabi.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <memory>
 #include <stdexcept>
 #include <string_view>
-#include <typeinfo>
+
+#include "fuzz_contract.hpp"
 
 namespace {
 
 [[noreturn]] void finding(const char* what, const char* detail) {
-  std::fprintf(stderr, "fuzz_graph_json: %s: %s\n", what, detail);
-  std::abort();
+  weft::fuzz::finding("fuzz_graph_json", what, detail);
 }
 
 // A graph the loader accepted must dump, reload and dump again identically,
@@ -42,15 +36,7 @@ void check_accepted(const weft::Graph& graph) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    check_accepted(weft::Graph::from_json_text(text));
-  } catch (const std::invalid_argument&) {
-    // refused, as documented
-  } catch (const std::exception& e) {
-    int status = 0;  // an exception the contract does not allow: name its type
-    std::unique_ptr<char, void (*)(void*)> type(
-        abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status), std::free);
-    finding(type ? type.get() : typeid(e).name(), e.what());
-  }
+  weft::fuzz::expect_accepted_or_refused("fuzz_graph_json",
+                                         [&] { check_accepted(weft::Graph::from_json_text(text)); });
   return 0;
 }

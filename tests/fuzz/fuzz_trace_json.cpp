@@ -11,27 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cxxabi.h>
-
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
-#include <typeinfo>
 
+#include "fuzz_contract.hpp"
 #include "trace_summary.hpp"
 
 namespace {
 
 [[noreturn]] void finding(const char* what, const char* detail) {
-  std::fprintf(stderr, "fuzz_trace_json: %s: %s\n", what, detail);
-  std::abort();
+  weft::fuzz::finding("fuzz_trace_json", what, detail);
 }
 
 void check_finite(double value, const char* what) {
@@ -63,15 +56,7 @@ void check_accepted(const weft::tool::Trace& trace) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    check_accepted(weft::tool::parse_trace(text));
-  } catch (const std::invalid_argument&) {
-    // refused, as documented
-  } catch (const std::exception& e) {
-    int status = 0;  // an exception the contract does not allow: name its type
-    std::unique_ptr<char, void (*)(void*)> type(
-        abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status), std::free);
-    finding(type ? type.get() : typeid(e).name(), e.what());
-  }
+  weft::fuzz::expect_accepted_or_refused("fuzz_trace_json",
+                                         [&] { check_accepted(weft::tool::parse_trace(text)); });
   return 0;
 }
