@@ -287,10 +287,14 @@ class Tensor {
             stream_ops::synchronize(streams.compute_stream(), block.cuda_device);
           } else {
             s.data = HostSpace{}.allocate(block.bytes);
-            std::memset(s.data, 0, block.bytes);
             blocks.push_back(block);
           }
         }
+        // Zeroed once every block is allocated: a tensor too large for the
+        // memory fails at its first refused allocation, not after filling
+        // gigabytes of the blocks before it.
+        if (!gpu)
+          for (Block& block : blocks) std::memset(block.space.data, 0, block.bytes);
         if (gpu) {
           // Padding copies between blocks on different GPUs go peer to peer
           // where the hardware allows (else the driver stages them).
