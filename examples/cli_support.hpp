@@ -18,6 +18,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "usage_error.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -41,11 +43,6 @@ constexpr int kExitUsage = 2;
 // The most worker threads an example accepts: far beyond any machine's cores,
 // but a typo (100000) is a usage error rather than an attempt to start them.
 constexpr int kMaxThreads = 4096;
-
-// Arguments that parse but make no sense together ("odd number of steps").
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // A CLI11 transform accepting a plain decimal integer in [low, high]: no sign
 // for unsigned types, no spaces, no trailing characters, no octal or hex

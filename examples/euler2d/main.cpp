@@ -123,25 +123,20 @@ int euler2d(int argc, char** argv) {
       "Every output file is checked before the run starts. Exit codes: 0 success, 1 the run or an output "
       "failed, 2 usage error.");
   if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
-  try {
-    const weft::euler::SolverConfig config = solver_config(o);
-    check_options(o);
-    if (o.gpus > 0) {
-      const weft::CudaDiscovery found = weft::discover_cuda_devices();
-      if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
-        throw UsageError("--gpus " + std::to_string(o.gpus) + ": only " +
-                         std::to_string(found.devices.size()) + " CUDA device(s) found" +
-                         (found.note.empty() ? "" : " (" + found.note + ")"));
-      }
-      check_outputs(o);
-      return run_on_gpus(o, config);
+  const weft::euler::SolverConfig config = solver_config(o);
+  check_options(o);
+  if (o.gpus > 0) {
+    const weft::CudaDiscovery found = weft::discover_cuda_devices();
+    if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
+      throw UsageError("--gpus " + std::to_string(o.gpus) + ": only " + std::to_string(found.devices.size()) +
+                       " CUDA device(s) found" + (found.note.empty() ? "" : " (" + found.note + ")"));
     }
     check_outputs(o);
-    return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config)
-                                 : run_solver<weft::ContiguousView, false>(o, config);
-  } catch (const UsageError& e) {
-    throw weft::examples::UsageError(e.what());  // exit 2
+    return run_on_gpus(o, config);
   }
+  check_outputs(o);
+  return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config)
+                               : run_solver<weft::ContiguousView, false>(o, config);
 }
 
 }  // namespace

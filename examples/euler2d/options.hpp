@@ -2,8 +2,9 @@
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
+
+#include "../usage_error.hpp"
 
 namespace weft::euler {
 
@@ -24,8 +25,6 @@ struct Options {
   bool checksum = false;  // print a hash of the final state, to compare runs bit for bit
 };
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using weft::examples::UsageError;  // exit 2
 
 }  // namespace weft::euler

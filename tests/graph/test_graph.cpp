@@ -352,10 +352,9 @@ TEST_CASE("Graph.json_with_a_repeated_key_is_rejected_naming_where") {
   CHECK(message("{\"format\": ").find("[json.exception") == std::string::npos);
 }
 
-TEST_CASE("Graph.loading_stays_linear_in_the_number_of_objects") {
-  // nlohmann's parse callback rescanned the parent array at every closed
-  // object: 200,000 nodes took seconds. Not a timing test: 100,000 nodes in
-  // one array must load at all in a unit test's time (the benchmark measures).
+TEST_CASE("Graph.a_large_graph_round_trips_through_json") {
+  // 100,000 named nodes in one array through the SAX loader; whether loading
+  // stays linear is measured by weft-bench's graph_json_load, not here.
   weft::Graph g;
   g.emplace([] {}).named("root");
   for (int i = 0; i < 100000; ++i) g.then([] {}).named("n" + std::to_string(i));
