@@ -19,7 +19,40 @@ const detail::NodeRecord& Graph::record(NodeId id) const {
 
 GraphNode Graph::node(NodeId id) const {
   const detail::NodeRecord& r = record(id);
-  return GraphNode{std::string(names_.name(id)), r.kind, r.execution, r.device, r.partition};
+  return GraphNode{std::string(names_.name(id)), r.kind, r.execution, r.device, r.partition,
+                   ranks_.owner_of(id)};
+}
+
+Graph& Graph::on_rank(int rank) {
+  runs_.refuse_changes_while_running("change");
+  if (cursor_.added_count == 0) throw std::logic_error("Graph::on_rank: no node has been added yet");
+  if (rank < 0)
+    throw std::invalid_argument("Graph::on_rank: rank " + std::to_string(rank) + " (expected >= 0)");
+  if (ranks_.group != nullptr && rank >= ranks_.group->size()) {
+    throw std::invalid_argument("Graph::on_rank: rank " + std::to_string(rank) + " is not in " +
+                                ranks_.group->describe());
+  }
+  for (NodeId id = cursor_.added_first; id < cursor_.added_first + cursor_.added_count; ++id) {
+    const detail::NodeRecord& r = record(id);
+    if (r.partition >= 0 || r.aux >= 0 || r.kind == NodeKind::Condition || r.kind == NodeKind::Conditional) {
+      throw std::invalid_argument("Graph::on_rank: node " + std::to_string(id) +
+                                  (r.partition >= 0
+                                       ? " works on a tensor block, which runs on its owner"
+                                       : " is a GPU, subgraph or condition node, which run on every rank"));
+    }
+  }
+  for (NodeId id = cursor_.added_first; id < cursor_.added_first + cursor_.added_count; ++id)
+    ranks_.set_owner(id, rank);
+  changed();
+  return *this;
+}
+
+Graph& Graph::rank_group(std::shared_ptr<RankGroup> group) {
+  runs_.refuse_changes_while_running("change");
+  if (group == nullptr) throw std::invalid_argument("Graph::rank_group: the group is null");
+  ranks_.adopt(group, "Graph::rank_group");
+  changed();
+  return *this;
 }
 
 Graph::NodeId Graph::last() const {

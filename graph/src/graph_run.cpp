@@ -79,8 +79,19 @@ Step next_step(GraphRun& run, std::exception_ptr error, bool after_pass) {
 
 void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept;
 
-void pass_ended(void* run, std::exception_ptr error) {
+void pass_agreed(void* run, std::exception_ptr error) {
   advance(static_cast<GraphRun*>(run), std::move(error), true);
+}
+
+// A distributed graph's pass ends once it has ended on every rank, with
+// the first failure of any (RankChannel::end_pass).
+void pass_ended(void* context, std::exception_ptr error) {
+  auto* run = static_cast<GraphRun*>(context);
+  if (RankChannel* channel = run->program->ranks.channel()) {
+    channel->end_pass(std::move(error), &pass_agreed, run);
+    return;
+  }
+  advance(run, std::move(error), true);
 }
 
 // Starts a pass of `run`; false when there is nothing to start (no node
@@ -90,13 +101,19 @@ bool start_pass(GraphRun& run, std::exception_ptr& error) {
   if (program.policy->num_roots() == 0) return false;
   program.executor = run.executor;
   program.cancel = run.promise.cancellation_flag();
+  RankChannel* channel = program.ranks.channel();
+  if (channel != nullptr) channel->begin_pass(program.cancel);
   try {
     program.policy->start(*run.executor, program.calls.data(), program.cancel, &pass_ended, &run,
                           &run.queue->scope);
     return true;
   } catch (...) {
     error = std::current_exception();
-    return false;
+    if (channel == nullptr) return false;
+    // The other ranks still end this pass with us.
+    channel->end_pass(std::move(error), &pass_agreed, &run);
+    error = nullptr;
+    return true;
   }
 }
 

@@ -76,6 +76,17 @@ void Graph::inline_subgraph(const Graph& subgraph, const std::vector<NodeId>& pr
     append(node, before);
   }
   for (const Edge& e : subgraph.edges_) edges_.emplace_back(e.first + offset, e.second + offset);
+  if (subgraph.ranks_.distributed()) {
+    ranks_.adopt(subgraph.ranks_.group, "Graph: the subgraph");
+    for (const std::string& t : subgraph.ranks_.tensors) ranks_.note_tensor(t);
+    for (std::size_t i = 0; i < subgraph.ranks_.owner.size(); ++i)
+      if (subgraph.ranks_.owner[i] >= 0)
+        ranks_.set_owner(static_cast<NodeId>(i) + offset, subgraph.ranks_.owner[i]);
+    for (detail::RankMessage message : subgraph.ranks_.messages) {
+      message.node += offset;
+      ranks_.messages.push_back(std::move(message));
+    }
+  }
   for (const auto& [id, name] : subgraph.names_.by_id()) names_.set(id + offset, name);
   callables_.share(subgraph.callables_);
   // Its padding copies that no node on their block waits for yet still

@@ -11,7 +11,7 @@
 
 namespace weft::detail {
 
-Program::Program(const Graph& graph) {
+Program::Program(const Graph& graph, bool nested) {
   const std::size_t n = graph.nodes_.size();
   Crs<int> successors = successor_rows(graph);
   calls.resize(n);
@@ -35,6 +35,12 @@ Program::Program(const Graph& graph) {
   lower_special_nodes(graph);
   std::vector<int> early =
       gpu.prepare(graph, graph.stream_works_, graph.nodes_, graph.edges_, successors, calls);
+  if (nested && graph.ranks_.distributed()) {
+    throw std::logic_error(
+        "Graph: a subgraph node (a conditional subgraph, or one a branch chooses) holds operations on "
+        "distributed tensors, which only a graph run directly can exchange; put them in the outer graph");
+  }
+  if (not_runnable.empty()) ranks.prepare(graph, graph.ranks_, graph.nodes_, graph.edges_, calls, early);
   try {
     policy = std::make_unique<WorkGraphPolicy<int>>(std::move(successors), std::move(domains),
                                                     std::move(conditions));
@@ -45,6 +51,7 @@ Program::Program(const Graph& graph) {
   name_nodes_for_traces(graph);
   if (!early.empty()) policy->set_deferred(std::move(early));
   gpu.attach(*policy);
+  ranks.attach(*policy);
 }
 
 Crs<int> Program::successor_rows(const Graph& graph) const {
@@ -74,7 +81,8 @@ void Program::lower_special_nodes(const Graph& graph) {
         not_runnable = "node " + std::to_string(i) + " is a subgraph without its graph (loaded from JSON)";
         continue;
       }
-      subprograms.push_back(std::make_shared<Program>(*graph.subgraphs_[static_cast<std::size_t>(node.aux)]));
+      subprograms.push_back(
+          std::make_shared<Program>(*graph.subgraphs_[static_cast<std::size_t>(node.aux)], true));
       Program& child = *subprograms.back();
       if (!child.not_runnable.empty()) not_runnable = child.not_runnable;
       has_gpu_kind = has_gpu_kind || child.has_gpu_kind;

@@ -2,8 +2,12 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -62,10 +66,58 @@ class GpuNodes {
   bool bound_ = false;
 };
 
+// Distributed graphs (rank_nodes.cpp): this rank's view of the nodes and the
+// channel their messages go through.
+class RankNodes {
+ public:
+  RankNodes() = default;
+  RankNodes(const RankNodes&) = delete;
+  RankNodes& operator=(const RankNodes&) = delete;
+
+  // For a graph over distributed tensors: opens its channel (collective),
+  // checks that every rank built the same graph (std::invalid_argument
+  // naming what differs), and sets this rank's calls: other ranks' nodes do
+  // nothing, message nodes send or receive (deferred: early[i] = 0), and
+  // the rest tell the other ranks when they throw. Nothing for other graphs.
+  void prepare(const Graph& graph, const NodeRanks& ranks, const std::vector<NodeRecord>& nodes,
+               const std::vector<Graph::Edge>& edges, std::vector<WorkGraphNodeCall>& calls,
+               std::vector<int>& early);
+  void attach(const WorkGraphPolicy<int>& policy) noexcept;
+  RankChannel* channel() const noexcept { return channel_.get(); }
+
+ private:
+  struct Wrapped {
+    WorkGraphNodeCall inner;
+    RankChannel* channel;
+    static void run(void* state);
+    static int choose(void* state);
+  };
+  struct MessageNode {
+    RankNodes* owner = nullptr;
+    int node = -1;
+    int tag = -1;
+    const RankMessage* message = nullptr;
+    std::vector<std::byte> inbox;  // padding received here, unpacked on arrival
+    std::atomic<int> pending{0};   // sends or receives not yet complete
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    static void send(void* state);
+    static void receive(void* state);
+    static void done(void* state, std::exception_ptr error);
+  };
+  std::unique_ptr<RankChannel> channel_;
+  std::deque<MessageNode> messages_;  // calls point into them: never moved
+  std::deque<Wrapped> wrapped_;
+  const WorkGraphPolicy<int>* policy_ = nullptr;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
 struct Program {
   // Lowers `graph`: validates it (cycles by name), builds the successor rows,
   // the calls, and the per-node domains once.
-  explicit Program(const Graph& graph);
+  // A subgraph's program (nested) cannot hold distributed operations.
+  explicit Program(const Graph& graph, bool nested = false);
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
 
@@ -92,6 +144,7 @@ struct Program {
   std::string not_runnable;   // why this graph cannot run ("" when it can)
   bool has_gpu_kind = false;  // some node needs GPU-priority workers
   GpuNodes gpu;
+  RankNodes ranks;  // distributed graphs: the pass is also ended with the other ranks
   // The pass in flight (one at a time), for subgraph nodes.
   Executor* executor = nullptr;
   const std::atomic<bool>* cancel = nullptr;

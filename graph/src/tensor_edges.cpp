@@ -121,6 +121,28 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
         const NodeId id =
             append(node, merged(merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)),
                                 lookup(padding_.users, padding_of_to)));
+        if (!use.owners.empty()) {
+          // The owner of `from` copies; between ranks it sends and the
+          // owner of `to` receives (both run this node).
+          const int sender = use.owners[from], receiver = use.owners[static_cast<std::size_t>(to)];
+          ranks_.set_owner(id, sender);
+          if (sender != receiver) {
+            detail::RankMessage message;
+            message.node = id;
+            message.sender = sender;
+            message.receiver = receiver;
+            message.from = static_cast<std::int32_t>(from);
+            message.to = to;
+            message.bytes = use.padding_bytes(from, static_cast<std::size_t>(to));
+            message.pack = [pack = use.pack_padding, from, to](void* out) {
+              pack(from, static_cast<std::size_t>(to), out);
+            };
+            message.unpack = [unpack = use.unpack_padding, from, to](const void* in) {
+              unpack(from, static_cast<std::size_t>(to), in);
+            };
+            ranks_.messages.push_back(std::move(message));
+          }
+        }
         waits[static_cast<std::size_t>(to)].push_back(id);  // into to's padding: to's kernel reads it
         cursor_.helpers.emplace_back(id, "pad" + std::to_string(from) + "to" + std::to_string(to));
         if (use.access == PaddedAccess::Exclusive)
@@ -138,6 +160,15 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
   const std::string where = std::string("Graph::") + (after_last ? "then_" : "") + op.operation;
   check_tensor_operands(op, where);
   const detail::TensorUse& first = op.tensors.front();
+  for (const detail::TensorUse& use : op.tensors) {
+    ranks_.adopt(use.group, where);
+    if (!use.owners.empty()) ranks_.note_tensor(use.description);
+  }
+  if (!first.owners.empty() && op.finish && !op.partial) {
+    throw std::invalid_argument(where +
+                                ": the result type is not trivially copyable, so the partials of a "
+                                "distributed tensor cannot travel between ranks");
+  }
   const std::vector<NodeId> level_before = after_last ? cursor_.last_level : cursor_.previous_level;
   std::vector<std::pair<NodeId, std::string>> helpers;
   cursor_.helpers.clear();
@@ -175,6 +206,7 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
       stream_works_.push_back(std::move(op.gpu_works[b]));
     }
     const NodeId id = append(node, before);
+    if (!first.owners.empty()) ranks_.set_owner(id, first.owners[b]);
     for (const detail::TensorUse& use : op.tensors)
       if (use.copy_padding) fresh.users[{use.id, b}].push_back(id);  // reads its padding
   }
@@ -193,11 +225,33 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
   std::vector<NodeId> level(first.blocks);
   for (NodeId b = 0; b < blocks; ++b) level[static_cast<std::size_t>(b)] = added_first + b;
   if (op.finish) {
+    std::vector<NodeId> joined(level.begin(), level.end());
+    if (!first.owners.empty()) {
+      // Distributed: each block's owner sends its partial to every other
+      // rank, and every rank joins all of them in block order.
+      for (NodeId b = 0; b < blocks; ++b) {
+        detail::NodeRecord share;
+        share.kind = NodeKind::Copy;
+        share.execution = ExecutionKind::Cpu;
+        share.partition = b;
+        share.split = split;
+        share.call = WorkGraphNodeCall::of([](void*) {}, nullptr);  // lowering makes it send or receive
+        const NodeId id = append(share, {added_first + b});
+        detail::RankMessage message;
+        message.node = id;
+        message.sender = first.owners[static_cast<std::size_t>(b)];
+        message.partial = op.partial(static_cast<std::size_t>(b));
+        message.bytes = message.partial.bytes;
+        ranks_.messages.push_back(std::move(message));
+        joined.push_back(id);
+        helpers.emplace_back(id, "share" + std::to_string(b));
+      }
+    }
     detail::NodeRecord node;
     node.kind = NodeKind::Reduce;
     node.execution = first.gpu_memory ? ExecutionKind::Cpu : kind;  // GPU: joins the partials on the host
     node.call = callables_.adopt(std::move(op.finish));
-    level.push_back(append(node, std::vector<NodeId>(level.begin(), level.end())));
+    level.push_back(append(node, joined));
     helpers.emplace_back(level.back(), "finish");
   }
   cursor_.close(level, added_first, blocks, after_last);

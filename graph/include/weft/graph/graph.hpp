@@ -86,6 +86,7 @@
 
 #include <weft/graph/detail/callable_store.hpp>
 #include <weft/graph/detail/node_names.hpp>
+#include <weft/graph/detail/node_ranks.hpp>
 #include <weft/graph/detail/node_record.hpp>
 #include <weft/graph/detail/partitioned_op.hpp>
 #include <weft/graph/detail/run_state.hpp>
@@ -166,6 +167,7 @@ struct GraphNode {
   ExecutionKind execution = ExecutionKind::Cpu;
   int device = -1;     // the device its partition lives on (-1: none)
   int partition = -1;  // the tensor partition it works on (-1: none)
+  int rank = -1;       // distributed graphs: the rank that runs it (-1: every rank)
 };
 
 namespace detail {
@@ -330,6 +332,16 @@ class Graph {
   }
 
   Graph& named(std::string name);
+
+  // ---- ranks (distributed tensors, docs/distributed.md) ----
+  // A node on a block of a distributed tensor runs on the block's owner;
+  // any other node runs on every rank. on_rank(r) makes the last
+  // operation's nodes run on rank r only (a node that writes a file, say);
+  // nodes on tensor blocks keep their owner (std::invalid_argument).
+  // rank_group(g) names the group for a graph without distributed tensors.
+  Graph& on_rank(int rank);
+  Graph& rank_group(std::shared_ptr<RankGroup> group);
+  const std::shared_ptr<RankGroup>& rank_group() const noexcept { return ranks_.group; }
   // Adds an edge: `to` runs after `from` (a strong edge), or, from a
   // condition node, becomes its next choice (a weak edge). O(1); cycles are
   // found when the graph first runs (or by validate()).
@@ -419,6 +431,7 @@ class Graph {
   std::vector<StreamWork> stream_works_;                 // GPU nodes' work (NodeRecord::aux)
   std::vector<std::shared_ptr<const Graph>> subgraphs_;  // Subgraph nodes' graphs (NodeRecord::aux)
   std::vector<std::uint64_t> splits_;                    // tensor splits (NodeRecord::split)
+  detail::NodeRanks ranks_;                              // distributed graphs: ranks and messages
   std::function<bool()> predicate_;                      // set by conditional(); not kept by JSON
   bool conditional_ = false;
 };

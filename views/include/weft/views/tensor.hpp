@@ -31,6 +31,15 @@
 // (weft::cuda::kernel, views/cuda/block_kernel_cuda.cuh) and queue padding
 // copies on the devices' copy streams.
 //
+// Given a weft::Distribution first (distribution.hpp), the tensor is spread
+// over the ranks of a RankGroup: each rank allocates only the blocks of the
+// partitions it owns (is_local), and host-side access to another rank's
+// blocks throws std::logic_error naming the owner. Graph operations run each
+// block's nodes on its owner and turn padding copies between ranks into
+// messages (docs/distributed.md):
+//
+//   weft::Tensor<double, 2> u(weft::distributed(ranks), {1, 8}, 1, nx, ny);
+//
 // Kernels see a block through iterators (tensor_iterator.hpp); graph
 // operations (split, reduce, the padded-access modifiers) run them per block.
 // Host-side helpers: operator() on global indices, padding exchange between
@@ -53,6 +62,7 @@
 #include <weft/backends/cuda_streams.hpp>
 #include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/memory_space.hpp>
+#include <weft/views/distribution.hpp>
 #include <weft/views/element_storage.hpp>
 #include <weft/views/layout.hpp>
 #include <weft/views/tensor_geometry.hpp>
@@ -94,7 +104,21 @@ class Tensor {
   template <std::integral... Sizes>
   requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
       Tensor(const Extents<D>& partitions, const Extents<D>& sub_partitions, Sizes... sizes)
-      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), false, 0)) {}
+      : impl_(
+            std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), false, 0, nullptr)) {}
+
+  // Spread over the ranks of distribution.group (see above); throws
+  // std::invalid_argument for an owner map that does not fit.
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(const Distribution& distribution, const Extents<D>& partitions, Sizes... sizes)
+      : Tensor(distribution, partitions, ones(), sizes...) {}
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(const Distribution& distribution, const Extents<D>& partitions, const Extents<D>& sub_partitions,
+             Sizes... sizes)
+      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), false, 0,
+                                     &distribution)) {}
 
   // The same with every block in GPU memory (see above). Throws
   // std::runtime_error when no CUDA device is usable, saying why.
@@ -107,7 +131,7 @@ class Tensor {
       Tensor(CudaMemory memory, const Extents<D>& partitions, const Extents<D>& sub_partitions,
              Sizes... sizes)
       : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), true,
-                                     memory.devices)) {}
+                                     memory.devices, nullptr)) {}
 
   bool empty() const noexcept { return impl_ == nullptr; }
   // Whether the blocks are GPU memory (made with cuda_memory).
@@ -121,6 +145,17 @@ class Tensor {
   std::size_t device_count() const { return geometry().device_count(); }
   std::size_t device_of(std::size_t block) const { return geometry().device_of(checked_block(block)); }
 
+  // Distribution (all true / 0 / null for a tensor that is not distributed).
+  bool is_distributed() const { return checked().group != nullptr; }
+  const std::shared_ptr<RankGroup>& rank_group() const { return checked().group; }
+  int rank() const { return checked().rank; }  // this process's rank in the group
+  // The rank that owns (allocates, computes) a block.
+  int owner_of(std::size_t block) const {
+    const Impl& impl = checked();
+    return impl.owners.empty() ? impl.rank : impl.owners[geometry().device_of(checked_block(block))];
+  }
+  bool is_local(std::size_t block) const { return owner_of(block) == checked().rank; }
+
   // What kernels get: a block's buffer and shape, and its place in the tensor.
   const BlockSpace<D>& block_space(std::size_t block) const {
     return checked().blocks[checked_block(block)].space;
@@ -132,6 +167,7 @@ class Tensor {
   // An iterator on cell `local` of a block (interior coordinates; negative or
   // beyond the extent reaches into the padding, up to `padding` cells).
   Iterator iterator(std::size_t block, const std::array<std::ptrdiff_t, D>& local) const {
+    require_local(block, "iterator");
     const BlockSpace<D>& s = block_space(block);
     std::size_t at = 0;
     for (std::size_t d = 0; d < D; ++d) {
@@ -166,6 +202,11 @@ class Tensor {
                              " is in GPU memory (CUDA device " + std::to_string(cuda_device_of(block)) +
                              "); deep_copy the tensor to a host tensor to read it");
     }
+    if (!is_local(block)) {
+      throw std::logic_error("Tensor: element " + detail::format_index_list(given) + " is in block " +
+                             std::to_string(block) + ", which rank " + std::to_string(owner_of(block)) +
+                             " owns; this is rank " + std::to_string(rank()));
+    }
     const Extents<D> origin = g.block_origin(block);
     const BlockSpace<D>& s = block_space(block);
     Extents<D> local{};
@@ -186,6 +227,8 @@ class Tensor {
   // Copies the cells of block `from` that lie in block `to`'s padding; for a
   // tensor in GPU memory through `to`'s device's compute stream, waiting for it.
   void copy_padding(std::size_t from, std::size_t to) const {
+    require_local(from, "copy_padding");
+    require_local(to, "copy_padding");
     if (!checked().gpu) {
       copy_padding_with(from, to, detail::HostMove{});
       return;
@@ -195,9 +238,39 @@ class Tensor {
     copy_padding(from, to, stream, device);
     stream_ops::synchronize(stream, device);
   }
+  // Padding between ranks (what a graph's cross-rank copy does): the bytes
+  // of the cells of `from` in `to`'s padding, packed (element_storage
+  // layout for that many elements); pack_padding fills them from `from`
+  // (local), unpack_padding writes them into `to`'s padding (local).
+  std::size_t padding_bytes(std::size_t from, std::size_t to) const {
+    return element_storage<T>::bytes(overlap(checked_block(from), checked_block(to)).count);
+  }
+  void pack_padding(std::size_t from, std::size_t to, void* out) const {
+    require_local(from, "pack_padding");
+    const Overlap o = overlap(from, checked_block(to));
+    const BlockSpace<D>& src = block_space(from);
+    std::size_t at = 0;
+    walk_rows(o, [&](const Index& row, std::size_t n) {
+      element_storage<T>::copy(out, at, o.count, src.data, offset_in(from, row), src.count, n);
+      at += n;
+    });
+  }
+  void unpack_padding(std::size_t from, std::size_t to, const void* in) const {
+    require_local(to, "unpack_padding");
+    const Overlap o = overlap(checked_block(from), to);
+    const BlockSpace<D>& dst = block_space(to);
+    std::size_t at = 0;
+    walk_rows(o, [&](const Index& row, std::size_t n) {
+      element_storage<T>::copy(dst.data, offset_in(to, row), dst.count, in, at, o.count, n);
+      at += n;
+    });
+  }
+
   // GPU memory only: queues the same copies on `stream` (of `device`) and
   // returns; what a graph's padding-copy node does.
   void copy_padding(std::size_t from, std::size_t to, CudaStream stream, int device) const {
+    require_local(from, "copy_padding");
+    require_local(to, "copy_padding");
     if (!checked().gpu) throw std::logic_error("Tensor::copy_padding: a stream is for tensors in GPU memory");
     copy_padding_with(from, to, [stream, device](void* dst, const void* src, std::size_t bytes) {
       stream_ops::copy(dst, src, bytes, stream, device);
@@ -208,31 +281,12 @@ class Tensor {
   template <class Move>
   void copy_padding_with(std::size_t from, std::size_t to, const Move& move) const {
     const Overlap o = overlap(checked_block(from), checked_block(to));
-    if (o.count == 0) return;
     const BlockSpace<D>& src = block_space(from);
     const BlockSpace<D>& dst = block_space(to);
-    const Extents<D> src_origin = geometry().block_origin(from), dst_origin = geometry().block_origin(to);
-    // Walk the overlap row by row (rows run along dimension 0, contiguous in both).
-    std::array<std::ptrdiff_t, D> g = o.begin;
-    while (true) {
-      std::size_t s_at = 0, d_at = 0;
-      for (std::size_t d = 0; d < D; ++d) {
-        s_at += static_cast<std::size_t>(g[d] - static_cast<std::ptrdiff_t>(src_origin[d]) +
-                                         static_cast<std::ptrdiff_t>(src.padding)) *
-                src.stride[d];
-        d_at += static_cast<std::size_t>(g[d] - static_cast<std::ptrdiff_t>(dst_origin[d]) +
-                                         static_cast<std::ptrdiff_t>(dst.padding)) *
-                dst.stride[d];
-      }
-      element_storage<T>::copy(dst.data, d_at, dst.count, src.data, s_at, src.count,
-                               static_cast<std::size_t>(o.end[0] - o.begin[0]), move);
-      std::size_t d = 1;
-      for (; d < D; ++d) {
-        if (++g[d] < o.end[d]) break;
-        g[d] = o.begin[d];
-      }
-      if (d == D) break;
-    }
+    walk_rows(o, [&](const Index& row, std::size_t n) {
+      element_storage<T>::copy(dst.data, offset_in(to, row), dst.count, src.data, offset_in(from, row),
+                               src.count, n, move);
+    });
   }
 
  public:
@@ -254,8 +308,17 @@ class Tensor {
     int cuda_device = -1;  // GPU memory: the device holding it
   };
   struct Impl {
-    Impl(const TensorGeometry<D>& g, bool in_gpu_memory, int devices_asked)
+    Impl(const TensorGeometry<D>& g, bool in_gpu_memory, int devices_asked, const Distribution* distribution)
         : geometry(g), gpu(in_gpu_memory) {
+      if (distribution != nullptr) {
+        owners = detail::resolve_owners(*distribution, g.device_count());
+        group = distribution->group;
+        rank = group->rank();
+        if (gpu) {
+          throw std::invalid_argument(
+              "Tensor: a distributed tensor in GPU memory is not supported yet; distribute host tensors");
+        }
+      }
       std::vector<Block> planned = plan_blocks(g);  // throws for impossible sizes, before any allocation
       blocks.reserve(planned.size());
       int cuda_devices = 0;
@@ -285,8 +348,11 @@ class Tensor {
             DeviceStreams& streams = shared_device_streams(block.cuda_device);
             stream_ops::fill_zero(s.data, block.bytes, streams.compute_stream(), block.cuda_device);
             stream_ops::synchronize(streams.compute_stream(), block.cuda_device);
-          } else {
+          } else if (owners.empty() || owners[g.device_of(b)] == rank) {
             s.data = HostSpace{}.allocate(block.bytes);
+            blocks.push_back(block);
+          } else {
+            s.data = nullptr;  // another rank's block
             blocks.push_back(block);
           }
         }
@@ -294,7 +360,8 @@ class Tensor {
         // memory fails at its first refused allocation, not after filling
         // gigabytes of the blocks before it.
         if (!gpu)
-          for (Block& block : blocks) std::memset(block.space.data, 0, block.bytes);
+          for (Block& block : blocks)
+            if (block.space.data != nullptr) std::memset(block.space.data, 0, block.bytes);
         if (gpu) {
           // Padding copies between blocks on different GPUs go peer to peer
           // where the hardware allows (else the driver stages them).
@@ -355,7 +422,7 @@ class Tensor {
       for (Block& b : blocks) {
         if (gpu) {
           CudaSpace(b.cuda_device).deallocate(b.space.data, b.bytes);  // waits for the device's work
-        } else {
+        } else if (b.space.data != nullptr) {
           HostSpace{}.deallocate(b.space.data, b.bytes);
         }
       }
@@ -369,6 +436,10 @@ class Tensor {
     TensorGeometry<D> geometry;
     bool gpu = false;
     std::vector<Block> blocks;
+    // Distributed tensors: the group, the owner of each partition, this rank.
+    std::shared_ptr<RankGroup> group;
+    std::vector<int> owners;
+    int rank = 0;
   };
 
   template <class... Sizes>
@@ -386,8 +457,9 @@ class Tensor {
   }
 
   // The box (global coordinates, half-open) of `from`'s interior inside `to`'s padded box.
+  using Index = std::array<std::ptrdiff_t, D>;
   struct Overlap {
-    std::array<std::ptrdiff_t, D> begin{}, end{};
+    Index begin{}, end{};
     std::size_t count = 0;
   };
   Overlap overlap(std::size_t from, std::size_t to) const {
@@ -406,6 +478,42 @@ class Tensor {
       o.count *= static_cast<std::size_t>(o.end[d] - o.begin[d]);
     }
     return o;
+  }
+  // Calls f(first cell, n) for each row of overlap `o` (rows run along
+  // dimension 0, contiguous in every block), in order.
+  template <class F>
+  void walk_rows(const Overlap& o, const F& f) const {
+    if (o.count == 0) return;
+    Index g = o.begin;
+    while (true) {
+      f(g, static_cast<std::size_t>(o.end[0] - o.begin[0]));
+      std::size_t d = 1;
+      for (; d < D; ++d) {
+        if (++g[d] < o.end[d]) break;
+        g[d] = o.begin[d];
+      }
+      if (d == D) break;
+    }
+  }
+  // Where global cell `g` (inside the block's padded box) is in its buffer.
+  std::size_t offset_in(std::size_t block, const Index& g) const {
+    const BlockSpace<D>& s = block_space(block);
+    const Extents<D> origin = geometry().block_origin(block);
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < D; ++d) {
+      at += static_cast<std::size_t>(g[d] - static_cast<std::ptrdiff_t>(origin[d]) +
+                                     static_cast<std::ptrdiff_t>(s.padding)) *
+            s.stride[d];
+    }
+    return at;
+  }
+  void require_local(std::size_t block, const char* what) const {
+    if (!is_local(block)) {
+      throw std::logic_error(std::string("Tensor::") + what + ": block " + std::to_string(block) +
+                             " belongs to rank " + std::to_string(owner_of(block)) + "; this is rank " +
+                             std::to_string(rank()) +
+                             " (padding between ranks moves through a graph: padded access in split())");
+    }
   }
 
   static Extents<D> ones() noexcept {
@@ -453,8 +561,17 @@ void deep_copy(const Tensor<T, D>& dst, const Tensor<T, D>& src) {
     }
   }
   if (dst == src) return;
+  for (std::size_t k = 0; k < a.block_count(); ++k) {
+    if (dst.owner_of(k) != src.owner_of(k) || dst.rank() != src.rank()) {
+      throw std::invalid_argument("deep_copy: block " + std::to_string(k) + " belongs to rank " +
+                                  std::to_string(src.owner_of(k)) + " in the source but to rank " +
+                                  std::to_string(dst.owner_of(k)) +
+                                  " in the destination: the tensors must be distributed alike");
+    }
+  }
   std::vector<std::pair<CudaStream, int>> used;
   for (std::size_t k = 0; k < a.block_count(); ++k) {
+    if (!src.is_local(k)) continue;  // another rank copies it
     const BlockSpace<D>& to = dst.block_space(k);
     const BlockSpace<D>& from = src.block_space(k);
     const std::size_t bytes = element_storage<T>::bytes(to.count);

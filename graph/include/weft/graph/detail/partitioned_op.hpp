@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <weft/graph/node_kind.hpp>
 #include <weft/graph/node_work.hpp>
 #include <weft/graph/tensor_access.hpp>
+#include <weft/runtime/rank_group.hpp>
 #include <weft/views/block_kernel.hpp>
 #include <weft/views/gpu_kernel.hpp>
 
@@ -37,6 +39,21 @@ struct TensorUse {
   std::function<void(std::size_t from, std::size_t to)> copy_padding;
   // GPU memory: queues the same copy on a stream instead.
   std::function<void(std::size_t from, std::size_t to, GpuStream stream)> copy_padding_on_stream;
+  // Distributed tensors (distribution.hpp): the rank owning each block
+  // (empty when not distributed), the group, and padding between ranks as
+  // packed bytes (Tensor::padding_bytes, pack_padding, unpack_padding).
+  std::vector<int> owners;
+  std::shared_ptr<RankGroup> group;
+  std::function<std::size_t(std::size_t from, std::size_t to)> padding_bytes;
+  std::function<void(std::size_t from, std::size_t to, void* out)> pack_padding;
+  std::function<void(std::size_t from, std::size_t to, const void* in)> unpack_padding;
+};
+
+// Where a reduction leaves block b's partial, as bytes that can travel
+// between ranks (null data: the result type cannot, not trivially copyable).
+struct PartialSlot {
+  void* data = nullptr;
+  std::size_t bytes = 0;
 };
 
 // The graph's record of who uses tensors' padding (Ripple section 5.4),
@@ -58,6 +75,7 @@ struct PartitionedOp {
   std::vector<TensorUse> tensors;     // the first one decides the blocks and devices
   NodeKind kind = NodeKind::Compute;  // of the per-block nodes
   NodeWork finish;                    // reductions: the finishing node after every block's node
+  std::function<PartialSlot(std::size_t block)> partial;  // reductions: block b's partial
 };
 
 template <class T, std::size_t D>
@@ -81,12 +99,28 @@ TensorUse describe_use(const Tensor<T, D>& tensor, PaddedAccess access) {
   mix(D);
   for (std::size_t v : use.shape) mix(v);
   for (int v : use.devices) mix(static_cast<std::uint64_t>(v));
+  if (tensor.is_distributed()) {
+    use.group = tensor.rank_group();
+    for (std::size_t b = 0; b < use.blocks; ++b) use.owners.push_back(tensor.owner_of(b));
+    for (int v : use.owners) mix(static_cast<std::uint64_t>(v) + 0x9e3779b9u);
+  }
   use.split_signature = h == 0 ? 1 : h;
   use.description = "Tensor<" + std::to_string(D) + "> " + detail::format_extents(tensor.geometry().sizes()) +
                     " in " + std::to_string(use.blocks) + " blocks";
   if (access != PaddedAccess::None && tensor.padding() > 0) {
     use.padding_sources = [tensor](std::size_t b) { return tensor.padding_sources(b); };
     use.copy_padding = [tensor](std::size_t from, std::size_t to) { tensor.copy_padding(from, to); };
+    if (tensor.is_distributed()) {
+      use.padding_bytes = [tensor](std::size_t from, std::size_t to) {
+        return tensor.padding_bytes(from, to);
+      };
+      use.pack_padding = [tensor](std::size_t from, std::size_t to, void* out) {
+        tensor.pack_padding(from, to, out);
+      };
+      use.unpack_padding = [tensor](std::size_t from, std::size_t to, const void* in) {
+        tensor.unpack_padding(from, to, in);
+      };
+    }
     if (use.gpu_memory) {
       use.copy_padding_on_stream = [tensor](std::size_t from, std::size_t to, GpuStream s) {
         tensor.copy_padding(from, to, s.stream, s.device);

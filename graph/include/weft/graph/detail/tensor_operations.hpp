@@ -153,6 +153,11 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
     for (const auto& slot : *partials) reducer.join(total, slot.value);
     result.publish(std::move(total));
   });
+  if constexpr (std::is_trivially_copyable_v<R>) {
+    // A distributed tensor's partials travel to every rank, which joins
+    // them in block order: the same total whatever the number of ranks.
+    op.partial = [partials](std::size_t block) { return PartialSlot{&(*partials)[block].value, sizeof(R)}; };
+  }
 #if defined(__CUDACC__)
   if constexpr (Cuda) {
     if (tensor.in_gpu_memory()) {
