@@ -8,6 +8,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_device_map.hpp"
 #include "host_pages.hpp"
 
 namespace weft {
@@ -18,12 +19,13 @@ std::string describe(cudaError_t status) {
   return std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
 }
 
-// Makes `device` current while alive, then gives the caller its device back.
+// Makes `device` current while alive, then gives the caller its device back
+// (`previous_` is CUDA's own ordinal, from cudaGetDevice).
 class CurrentDevice {
  public:
   explicit CurrentDevice(int device) {
     if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-    status_ = cudaSetDevice(device);
+    status_ = detail::set_cuda_device(device);
   }
   ~CurrentDevice() {
     if (previous_ >= 0) (void)cudaSetDevice(previous_);
@@ -39,12 +41,10 @@ class CurrentDevice {
 
 // Empty when `device` can be used, else why not.
 std::string device_problem(int device) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) return "no CUDA device usable: " + describe(status);
-  if (device < 0 || device >= count) {
-    return "device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
-           " CUDA devices)";
+  const detail::CudaDeviceCount count = detail::cuda_device_count();
+  if (count.status != cudaSuccess) return "no CUDA device usable: " + describe(count.status);
+  if (device < 0 || device >= count.visible) {
+    return "device " + std::to_string(device) + " does not exist (" + detail::describe(count) + ")";
   }
   return {};
 }
@@ -52,6 +52,7 @@ std::string device_problem(int device) {
 }  // namespace
 
 bool HostPinnedSpace::pins_memory() {
+  // Logical devices do not matter here: any GPU will do.
   static const bool pins = [] {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
@@ -97,16 +98,16 @@ void* CudaSpace::allocate(std::size_t bytes) const {
   if (bytes == 0) return nullptr;
   const std::string problem = device_problem(device);
   if (!problem.empty()) {
-    throw AllocationError(std::string(name()) + ": cannot allocate " + std::to_string(bytes) +
-                          " bytes on device " + std::to_string(device) + ": " + problem);
+    throw AllocationError(std::string(name()) + ": cannot allocate " + std::to_string(bytes) + " bytes on " +
+                          detail::device_words(device) + ": " + problem);
   }
   CurrentDevice current(device);
   void* ptr = nullptr;
   cudaError_t status = current.status();
   if (status == cudaSuccess) status = cudaMalloc(&ptr, bytes);
   if (status != cudaSuccess) {
-    throw AllocationError(std::string(name()) + ": cudaMalloc of " + std::to_string(bytes) +
-                          " bytes on device " + std::to_string(device) + " failed: " + describe(status));
+    throw AllocationError(std::string(name()) + ": cudaMalloc of " + std::to_string(bytes) + " bytes on " +
+                          detail::device_words(device) + " failed: " + describe(status));
   }
   return ptr;
 }
@@ -122,8 +123,8 @@ void CudaSpace::copy_from_host(void* dst, const void* src, std::size_t bytes) co
   CurrentDevice current(device);
   const cudaError_t status = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
   if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(name()) + ": copying " + std::to_string(bytes) +
-                             " bytes to device " + std::to_string(device) + " failed: " + describe(status));
+    throw std::runtime_error(std::string(name()) + ": copying " + std::to_string(bytes) + " bytes to " +
+                             detail::device_words(device) + " failed: " + describe(status));
   }
 }
 
@@ -132,8 +133,8 @@ void CudaSpace::copy_to_host(void* dst, const void* src, std::size_t bytes) cons
   CurrentDevice current(device);
   const cudaError_t status = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
   if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(name()) + ": copying " + std::to_string(bytes) +
-                             " bytes from device " + std::to_string(device) + " failed: " + describe(status));
+    throw std::runtime_error(std::string(name()) + ": copying " + std::to_string(bytes) + " bytes from " +
+                             detail::device_words(device) + " failed: " + describe(status));
   }
 }
 

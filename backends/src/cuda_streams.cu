@@ -6,42 +6,43 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_device_map.hpp"
+
 namespace weft {
 namespace {
 
 [[noreturn]] void fail(const char* who, const char* call, int device, cudaError_t status) {
   (void)cudaGetLastError();  // clear a non-sticky error so the next call starts clean
-  throw std::runtime_error(std::string(who) + ": " + call + " failed for device " + std::to_string(device) +
+  throw std::runtime_error(std::string(who) + ": " + call + " failed for " + detail::device_words(device) +
                            ": " + cudaGetErrorString(status) + " (" + cudaGetErrorName(status) + ")");
 }
 
 // Says plainly when there is no usable GPU or no such device, rather than
 // letting a later call fail with a less telling error.
 void require_device(const char* who, int device) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
+  const detail::CudaDeviceCount count = detail::cuda_device_count();
+  if (count.status != cudaSuccess) {
     throw std::runtime_error(std::string(who) + ": cannot use CUDA device " + std::to_string(device) +
-                             ": cudaGetDeviceCount failed: " + cudaGetErrorString(status) + " (" +
-                             cudaGetErrorName(status) + ")");
+                             ": cudaGetDeviceCount failed: " + cudaGetErrorString(count.status) + " (" +
+                             cudaGetErrorName(count.status) + ")");
   }
-  if (device >= count) {
+  if (device >= count.visible) {
     throw std::runtime_error(std::string(who) + ": CUDA device " + std::to_string(device) +
-                             " does not exist (" + std::to_string(count) + " CUDA devices present)");
+                             " does not exist (" + detail::describe(count) + ")");
   }
 }
 
 // Makes `device` current while alive and gives the thread its previous
 // device back: streams and events belong to the device current when they
-// are made, and the caller's choice of device must survive.
+// are made, and the caller's choice of device must survive. `previous_` is
+// CUDA's own ordinal (from cudaGetDevice), so it goes back unmapped.
 class DeviceSwitch {
  public:
   DeviceSwitch(const char* who, int device) {
     cudaError_t status = cudaGetDevice(&previous_);
     if (status != cudaSuccess) fail(who, "cudaGetDevice", device, status);
-    if (previous_ != device) {
-      status = cudaSetDevice(device);
+    if (previous_ != detail::cuda_ordinal(device)) {
+      status = detail::set_cuda_device(device);
       if (status != cudaSuccess) fail(who, "cudaSetDevice", device, status);
       switched_ = true;
     }
@@ -65,8 +66,8 @@ class DeviceSwitch {
 class QuietDeviceSwitch {
  public:
   explicit QuietDeviceSwitch(int device) noexcept {
-    switched_ = cudaGetDevice(&previous_) == cudaSuccess && previous_ != device &&
-                cudaSetDevice(device) == cudaSuccess;
+    switched_ = cudaGetDevice(&previous_) == cudaSuccess && previous_ != detail::cuda_ordinal(device) &&
+                detail::set_cuda_device(device) == cudaSuccess;
   }
   ~QuietDeviceSwitch() {
     if (switched_) (void)cudaSetDevice(previous_);
@@ -126,7 +127,7 @@ namespace stream_ops {
 void use_device(int device) {
   // cudaSetDevice to the current device costs a thread-local check, so a
   // GPU worker simply sets it before each node.
-  const cudaError_t status = cudaSetDevice(device);
+  const cudaError_t status = detail::set_cuda_device(device);
   if (status != cudaSuccess) fail("stream_ops::use_device", "cudaSetDevice", device, status);
 }
 
@@ -151,14 +152,16 @@ void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device) {
 }
 
 bool enable_peer_access(int device, int peer) {
-  if (device == peer) return true;
+  // Two logical devices on one GPU share its memory: nothing to enable.
+  const int gpu = detail::cuda_ordinal(device), peer_gpu = detail::cuda_ordinal(peer);
+  if (gpu == peer_gpu) return true;
   int can = 0;
-  cudaError_t status = cudaDeviceCanAccessPeer(&can, device, peer);
+  cudaError_t status = cudaDeviceCanAccessPeer(&can, gpu, peer_gpu);
   if (status != cudaSuccess)
     fail("stream_ops::enable_peer_access", "cudaDeviceCanAccessPeer", device, status);
   if (can == 0) return false;
   DeviceSwitch on_device("stream_ops::enable_peer_access", device);
-  status = cudaDeviceEnablePeerAccess(peer, 0);
+  status = cudaDeviceEnablePeerAccess(peer_gpu, 0);
   if (status == cudaErrorPeerAccessAlreadyEnabled) {
     (void)cudaGetLastError();  // not an error here: someone enabled it before
     return true;

@@ -30,6 +30,7 @@ std::vector<DeviceInfo> host_virtual_devices(int count) {
   for (int i = 0; i < count; ++i) {
     DeviceInfo& d = devices[static_cast<std::size_t>(i)];
     d.id = i;
+    d.physical_id = i;
     d.kind = DeviceKind::HostVirtual;
     d.name = "host-virtual-" + std::to_string(i);
     d.total_memory = memory;

@@ -5,6 +5,7 @@
 //   euler2d                                   # 800x400, 4 partitions, up to t = 0.2
 //   euler2d --problem sod --size 400x8 --end-time 0.25
 //   euler2d --partitions 8 --layout contiguous --steps 100 --dump-graph g.json --trace t.json
+//   WEFT_CUDA_LOGICAL_DEVICES=2 euler2d --gpus 2     # the multi-GPU path on one GPU
 //
 // Writes the density as a PNG (--png, and every K steps with --png-every),
 // shows progress on a terminal and ends with a one-line summary. Bad
@@ -106,7 +107,9 @@ int euler2d(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", o.threads, "CPU worker threads (default: the machine's cores)")
       ->transform(whole_number<int>(1, weft::examples::kMaxThreads));
-  app.add_option("--gpus", o.gpus, "run on this many CUDA GPUs (default: none, run on the CPU)")
+  app.add_option("--gpus", o.gpus,
+                 "run on this many CUDA GPUs (default: none, run on the CPU); with "
+                 "WEFT_CUDA_LOGICAL_DEVICES=N, up to N logical devices on the GPUs present")
       ->transform(whole_number<int>(0, 1024));
   app.add_option("--cfl", o.cfl, "CFL number per sweep")
       ->transform(finite_number(0.0, 1.0, /*low_open=*/true))
@@ -128,8 +131,12 @@ int euler2d(int argc, char** argv) {
   if (o.gpus > 0) {
     const weft::CudaDiscovery found = weft::discover_cuda_devices();
     if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
+      const std::string hint = found.devices.empty()
+                                   ? ""
+                                   : "; WEFT_CUDA_LOGICAL_DEVICES=" + std::to_string(o.gpus) + " runs " +
+                                         std::to_string(o.gpus) + " logical devices on the GPUs present";
       throw UsageError("--gpus " + std::to_string(o.gpus) + ": only " + std::to_string(found.devices.size()) +
-                       " CUDA device(s) found" + (found.note.empty() ? "" : " (" + found.note + ")"));
+                       " CUDA device(s) found" + (found.note.empty() ? "" : " (" + found.note + ")") + hint);
     }
     check_outputs(o);
     return run_on_gpus(o, config);

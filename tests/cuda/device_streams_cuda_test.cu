@@ -1,7 +1,8 @@
 // DeviceStreams and the CUDA event pool on a GPU: streams are non-blocking and
 // live on their device (whichever device the caller had current), events
 // have timing disabled, order a copy before a kernel across streams, and are
-// reused without creating more in a steady loop. Skips, saying so, on a
+// reused without creating more in a steady loop. Logical devices get streams,
+// events and memory of their own on the GPU present. Skips, saying so, on a
 // machine without a GPU.
 #include <weft/backends/cuda_streams.hpp>
 
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gpu_test_support.cuh"
@@ -118,4 +120,62 @@ TEST_CASE("cuda.CudaEventPool.steady_loop_creates_no_events") {
   CHECK(after.created == warm.created);
   CHECK(after.growths == 1);
   CHECK(after.in_use == 0);
+}
+
+TEST_CASE("cuda.logical_devices.discovery_streams_and_memory_of_their_own_on_the_gpus_present") {
+  if (!weft::test::gpu_present()) return;
+  const weft::test::LogicalDevices four(4);
+  const weft::CudaDiscovery found = weft::discover_cuda_devices();
+  const int gpus = found.physical_devices;
+  REQUIRE(gpus > 0);
+  REQUIRE(found.devices.size() == 4);
+  for (int k = 0; k < 4; ++k) {
+    const weft::DeviceInfo& d = found.devices[static_cast<std::size_t>(k)];
+    CHECK(d.id == k);
+    CHECK(d.physical_id == k % gpus);
+    CHECK(d.kind == weft::DeviceKind::Cuda);
+    CHECK(d.total_memory > 0);
+    CHECK(d.name.find("logical device " + std::to_string(k)) != std::string::npos);
+    REQUIRE(d.peer_access.size() == 4);
+    for (int j = 0; j < 4; ++j)
+      if (j % gpus == k % gpus) CHECK(d.peer_access[static_cast<std::size_t>(j)]);  // one GPU: peers
+    // A plain device-to-device copy between devices on one GPU: always on.
+    if (k % gpus == 0) CHECK(weft::stream_ops::enable_peer_access(k, 0));
+  }
+
+  // Each logical device has its own streams and events, made on its GPU,
+  // and the caller's device is given back.
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  std::vector<cudaStream_t> computes;
+  for (int k = 0; k < 4; ++k) {
+    weft::DeviceStreams& streams = weft::shared_device_streams(k);
+    CHECK(streams.device() == k);
+    int owner = -1;
+    REQUIRE(cudaStreamGetDevice(streams.compute_stream(), &owner) == cudaSuccess);
+    CHECK(owner == k % gpus);
+    computes.push_back(streams.compute_stream());
+    weft::CudaEventPool::Lease event = streams.events().lease();
+    REQUIRE(cudaEventRecord(event.get(), streams.compute_stream()) == cudaSuccess);
+    REQUIRE(cudaEventSynchronize(event.get()) == cudaSuccess);
+    weft::stream_ops::use_device(k);
+    int current = -1;
+    REQUIRE(cudaGetDevice(&current) == cudaSuccess);
+    CHECK(current == k % gpus);
+  }
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) CHECK(computes[a] != computes[b]);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+
+  // Memory on logical device 3 lives on its GPU.
+  const weft::SpaceBuffer<weft::CudaSpace> buffer(weft::CudaSpace(3), 4096);
+  cudaPointerAttributes attributes{};
+  REQUIRE(cudaPointerGetAttributes(&attributes, buffer.data()) == cudaSuccess);
+  CHECK(attributes.device == 3 % gpus);
+
+  // Device 4 does not exist, and the message says why there are 4.
+  CHECK_THROWS_WITH_AS(
+      weft::DeviceStreams(4),
+      doctest::Contains("DeviceStreams: CUDA device 4 does not exist (4 CUDA devices present "
+                        "(WEFT_CUDA_LOGICAL_DEVICES=4, on"),
+      std::runtime_error);
 }

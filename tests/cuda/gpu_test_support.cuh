@@ -1,5 +1,5 @@
-// Helpers for the GPU suite: skip without a device, and device arrays that
-// tests fill from and read back into std::vectors.
+// Helpers for the GPU suite: skip without a device, logical devices for one
+// test, and device arrays that tests fill from and read back into std::vectors.
 #pragma once
 
 #include <weft/backends/cuda_devices.hpp>
@@ -24,6 +24,20 @@ inline bool gpu_present() {
   }
   return true;
 }
+
+// Sets the logical CUDA device count (cuda_devices.hpp) for one test case,
+// then puts back the count that was in force: with a GPU present, the
+// multi-device paths then run on it.
+class LogicalDevices {
+ public:
+  explicit LogicalDevices(int count) : previous_(cuda_logical_devices()) { set_cuda_logical_devices(count); }
+  ~LogicalDevices() { set_cuda_logical_devices(previous_); }
+  LogicalDevices(const LogicalDevices&) = delete;
+  LogicalDevices& operator=(const LogicalDevices&) = delete;
+
+ private:
+  int previous_;
+};
 
 // n values of T on device 0. Transfers are synchronous and finish with a
 // device synchronisation: a synchronous cudaMemcpy from pageable memory may

@@ -1,6 +1,7 @@
 // GPU nodes in a graph, on a GPU: kernels and copies queued on streams by
 // GPU-priority workers, ordered by stream order, events and host callbacks,
-// with host nodes seeing the results and running while the GPU computes.
+// with host nodes seeing the results and running while the GPU computes;
+// GPU nodes on different logical devices of one GPU, ordered by events.
 #include <weft/graph/graph.hpp>
 #include <weft/views/cuda/parallel_for_cuda.cuh>
 #include <weft/views/cuda/parallel_reduce_cuda.cuh>
@@ -71,6 +72,17 @@ __global__ void spin_then_raise(std::uint64_t nanoseconds, volatile int* flag) {
   while (global_nanoseconds() - start < nanoseconds) {
   }
   *flag = 1;
+}
+
+// Keeps the GPU busy for `nanoseconds`, then sets *to = *from * times + add
+// (one thread). A kernel that did not wait for the one writing *from would
+// read a stale value.
+__global__ void spin_then_step(std::uint64_t nanoseconds, volatile int* to, const volatile int* from,
+                               int times, int add) {
+  const std::uint64_t start = global_nanoseconds();
+  while (global_nanoseconds() - start < nanoseconds) {
+  }
+  *to = *from * times + add;
 }
 
 }  // namespace
@@ -248,4 +260,52 @@ TEST_CASE("cuda.graph.views_copied_on_streams_by_gpu_nodes") {
   int wrong = 0;
   for (std::int64_t i = 0; i < n; ++i) wrong += host(i) != static_cast<float>(i % 97) * 9.0f;
   CHECK(wrong == 0);
+}
+
+TEST_CASE("cuda.logical_devices.gpu_nodes_on_different_devices_keep_their_order") {
+  if (!weft::test::gpu_present()) return;
+  const weft::test::LogicalDevices four(4);
+  const int gpus = weft::discover_cuda_devices().physical_devices;
+  REQUIRE(gpus > 0);
+  // A chain of 8 kernels over logical devices 0 1 2 3 0 1 2 3, on compute
+  // and copy streams in turn (each step waits for an event of another
+  // device), then two kernels beside each other on devices 1 and 2 reading
+  // the chain's result, then a host node. The values live in mapped pinned
+  // memory, which a kernel on any GPU can reach.
+  constexpr int kChain = 8, kRuns = 5;
+  constexpr std::uint64_t kSpin = 200'000;  // 0.2 ms per kernel
+  PinnedArray<int> values(3);
+  values[0] = 0;
+  int expected = 0;
+  for (int i = 0; i < kChain; ++i) expected = expected * 3 + i;
+  std::atomic<int> wrong_device{0};
+  int wrong = 0, runs = 0;
+  const auto step = [&](int device, int to, int from, int times, int add) {
+    return [&, device, to, from, times, add](weft::GpuStream s) {
+      int current = -1;
+      weft::cuda::check(cudaGetDevice(&current), "cudaGetDevice", s.device);
+      if (s.device != device || current != device % gpus)
+        wrong_device.fetch_add(1, std::memory_order_relaxed);
+      spin_then_step<<<1, 1, 0, s.stream>>>(kSpin, values.data() + to, values.data() + from, times, add);
+      check_launch(s, "spin_then_step");
+    };
+  };
+  weft::Graph g;
+  for (int i = 0; i < kChain; ++i) {
+    const int device = i % 4;
+    g.then(i % 2 == 0 ? weft::on_gpu(device, step(device, 0, 0, 3, i))
+                      : weft::on_gpu_copy(device, 0, step(device, 0, 0, 3, i)));
+  }
+  g.then(weft::on_gpu(1, step(1, 1, 0, 1, 100)));
+  g.emplace(weft::on_gpu_copy(2, 1, step(2, 2, 0, 2, 0)));
+  g.then([&] {
+    wrong += values[0] != expected || values[1] != expected + 100 || values[2] != 2 * expected;
+    values[0] = 0;  // the next run starts again
+    ++runs;
+  });
+  weft::Executor executor;
+  executor.run_n(g, kRuns).wait().get();
+  CHECK(runs == kRuns);
+  CHECK(wrong == 0);
+  CHECK(wrong_device.load() == 0);
 }

@@ -1,6 +1,7 @@
 // Tensors in GPU memory: blocks on the GPU, deep copies to and from the
 // host, padding copies on streams, and split() graphs of weft::cuda::kernel
-// nodes with padding-copy nodes on copy streams, equal to the host graph.
+// nodes with padding-copy nodes on copy streams, equal to the host graph;
+// the same over 2 and 4 logical devices on one GPU (cross-device copies).
 #include <weft/graph/graph.hpp>
 #include <weft/views/cuda/block_kernel_cuda.cuh>
 #include <weft/views/tensor.hpp>
@@ -8,9 +9,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../test_support.hpp"
 #include "gpu_test_support.cuh"
@@ -44,6 +47,40 @@ struct Average {
   }
 };
 
+// A double-buffered stencil graph over 4 blocks in `memory`, 24 passes,
+// against the same graph on the host: not a bit may differ. Padding copies
+// between blocks on different devices are GPU nodes ordered by events.
+void check_stencil_equals_host(weft::CudaMemory memory, const weft::Extents<2>& partitions,
+                               const weft::Extents<2>& sub) {
+  constexpr int kPasses = 24;
+  Grid ha(partitions, sub, 1, 96, 80), hb(partitions, sub, 1, 96, 80);
+  Grid ga(memory, partitions, sub, 1, 96, 80), gb(memory, partitions, sub, 1, 96, 80);
+  fill(ha);
+  weft::deep_copy(ga, ha);
+
+  weft::Graph host, gpu;
+  host.split(Average{}, weft::concurrent_padded_access(ha), hb).named("x");
+  host.then_split(Average{}, weft::concurrent_padded_access(hb), ha).named("y");
+  gpu.split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(ga), gb).named("x");
+  gpu.then_split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(gb), ga).named("y");
+  // The same shape; on the GPU every node is a GPU node.
+  CHECK(gpu.size() == host.size());
+  CHECK(gpu.edges().size() == host.edges().size());
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    CHECK(gpu.node(static_cast<int>(i)).execution == weft::ExecutionKind::Gpu);
+
+  weft::Executor executor;
+  executor.run_n(host, kPasses).wait().get();
+  executor.run_n(gpu, kPasses).wait().get();
+  Grid result(partitions, sub, 1, 96, 80);
+  weft::deep_copy(result, ga);
+  int differ = 0;
+  for (std::size_t i = 0; i < 96; ++i)
+    for (std::size_t j = 0; j < 80; ++j) differ += result(i, j) != ha(i, j);
+  CHECK(differ == 0);
+  CHECK(ha(48, 40) != 0.0f);  // something happened
+}
+
 }  // namespace
 
 TEST_CASE("cuda.tensor.deep_copy_and_padding_exchange_on_the_gpu_equal_the_host") {
@@ -65,38 +102,44 @@ TEST_CASE("cuda.tensor.deep_copy_and_padding_exchange_on_the_gpu_equal_the_host"
 
 TEST_CASE("cuda.tensor.a_multi_partition_stencil_on_one_gpu_equals_the_host_graph") {
   if (!weft::test::gpu_present()) return;
-  constexpr int kPasses = 24;
   // Four blocks, as 4 sub-partitions of one partition, and as 2x2 partitions
   // that all land on the one GPU.
-  for (const auto& [partitions, sub] :
-       {std::pair<weft::Extents<2>, weft::Extents<2>>{{1, 1}, {1, 4}}, {{2, 2}, {1, 1}}}) {
-    Grid ha(partitions, sub, 1, 96, 80), hb(partitions, sub, 1, 96, 80);
-    Grid ga(weft::cuda_memory, partitions, sub, 1, 96, 80), gb(weft::cuda_memory, partitions, sub, 1, 96, 80);
-    fill(ha);
-    weft::deep_copy(ga, ha);
+  check_stencil_equals_host(weft::cuda_memory, {1, 1}, {1, 4});
+  check_stencil_equals_host(weft::cuda_memory, {2, 2}, {1, 1});
+}
 
-    weft::Graph host, gpu;
-    host.split(Average{}, weft::concurrent_padded_access(ha), hb).named("x");
-    host.then_split(Average{}, weft::concurrent_padded_access(hb), ha).named("y");
-    gpu.split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(ga), gb).named("x");
-    gpu.then_split(weft::cuda::kernel(Average{}), weft::concurrent_padded_access(gb), ga).named("y");
-    // The same shape; on the GPU every node is a GPU node.
-    CHECK(gpu.size() == host.size());
-    CHECK(gpu.edges().size() == host.edges().size());
-    for (std::size_t i = 0; i < gpu.size(); ++i)
-      CHECK(gpu.node(static_cast<int>(i)).execution == weft::ExecutionKind::Gpu);
-
-    weft::Executor executor;
-    executor.run_n(host, kPasses).wait().get();
-    executor.run_n(gpu, kPasses).wait().get();
-    Grid result(partitions, sub, 1, 96, 80);
-    weft::deep_copy(result, ga);
-    int differ = 0;
-    for (std::size_t i = 0; i < 96; ++i)
-      for (std::size_t j = 0; j < 80; ++j) differ += result(i, j) != ha(i, j);
-    CHECK(differ == 0);
-    CHECK(ha(48, 40) != 0.0f);  // something happened
+TEST_CASE("cuda.logical_devices.padding_exchange_over_2_and_4_devices_equals_one_device") {
+  if (!weft::test::gpu_present()) return;
+  const weft::test::LogicalDevices four(4);
+  Grid host({1, 4}, {1, 2}, 1, 48, 40), expected({1, 4}, {1, 2}, 1, 48, 40);
+  fill(host);
+  weft::deep_copy(expected, host);
+  expected.exchange_padding();
+  std::vector<Grid> results;
+  for (int devices : {1, 2, 4}) {
+    CAPTURE(devices);
+    Grid gpu(weft::CudaMemory::on_devices(devices), {1, 4}, {1, 2}, 1, 48, 40);
+    std::vector<bool> used(static_cast<std::size_t>(devices), false);
+    for (std::size_t b = 0; b < gpu.block_count(); ++b) {
+      CHECK(gpu.cuda_device_of(b) == static_cast<int>(gpu.device_of(b) % static_cast<std::size_t>(devices)));
+      used[static_cast<std::size_t>(gpu.cuda_device_of(b))] = true;
+    }
+    CHECK(std::find(used.begin(), used.end(), false) == used.end());  // every device holds blocks
+    weft::deep_copy(gpu, host);
+    gpu.exchange_padding();  // between devices: copies from one device's memory to another's
+    Grid& back = results.emplace_back(weft::Extents<2>{1, 4}, weft::Extents<2>{1, 2}, 1, 48, 40);
+    weft::deep_copy(back, gpu);
+    CHECK(same_blocks(back, expected));
+    CHECK(same_blocks(back, results.front()));  // the one-device run
   }
+}
+
+TEST_CASE("cuda.logical_devices.a_stencil_graph_over_2_and_4_devices_equals_the_host_graph") {
+  if (!weft::test::gpu_present()) return;
+  const weft::test::LogicalDevices four(4);
+  check_stencil_equals_host(weft::CudaMemory::on_devices(2), {1, 4}, {1, 1});
+  check_stencil_equals_host(weft::CudaMemory::on_devices(4), {1, 4}, {1, 1});
+  check_stencil_equals_host(weft::CudaMemory::on_devices(4), {2, 2}, {1, 1});
 }
 
 TEST_CASE("cuda.tensor.graph_operations_refuse_mixed_memories_and_host_kernels_on_the_gpu") {

@@ -28,6 +28,10 @@ struct DeviceInfo {
   // peer_access[j]: this device can read and write device j's memory
   // directly. Host virtual devices share host memory, so they are all peers.
   std::vector<bool> peer_access;
+  // The GPU (CUDA device ordinal) a CUDA device runs on: id, unless
+  // WEFT_CUDA_LOGICAL_DEVICES maps several devices onto one GPU
+  // (cuda_devices.hpp). Host virtual devices: id.
+  int physical_id = 0;
 };
 
 }  // namespace weft
