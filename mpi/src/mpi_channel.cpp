@@ -303,11 +303,16 @@ struct Core : std::enable_shared_from_this<Core> {
     auto buffer = std::make_shared<std::vector<std::byte>>(std::move(data));
     MPI_Request request;
     MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_BYTE, to, data_tag(tag), comm, &request);
+    Progress::Counts& counts = progress->counts;
+    ++counts.sent;
+    counts.bytes_sent += buffer->size();
+    ++counts.outstanding;
     const std::uint64_t id = next_id++;
     pending.push_back(Pending{id, 0, done, context, false});
     pending.back().ticket =
         progress->watch(request, [self = shared_from_this(), buffer, id](const MPI_Status&) {
           self->give_back(std::move(*buffer));
+          --self->progress->counts.outstanding;
           Pending op;
           if (self->take(id, op)) op.done(op.context, nullptr);  // else given up already
         });
@@ -320,29 +325,38 @@ struct Core : std::enable_shared_from_this<Core> {
     }
     MPI_Request request;
     MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, from, data_tag(tag), comm, &request);
+    ++progress->counts.outstanding;
     const std::uint64_t id = next_id++;
     pending.push_back(Pending{id, 0, done, context, true});
-    pending.back().ticket = progress->watch(request, [self = shared_from_this(), id, bytes, from,
-                                                      tag](const MPI_Status& s) {
-      Pending op;
-      if (!self->take(id, op)) return;
-      int cancelled = 0;
-      MPI_Test_cancelled(&s, &cancelled);
-      if (cancelled) {
-        op.done(op.context, std::make_exception_ptr(PeerFailure("did not receive: " + self->failure_what)));
-        return;
-      }
-      int got = 0;
+    pending.back().ticket =
+        progress->watch(request, [self = shared_from_this(), id, bytes, from, tag](const MPI_Status& s) {
+          self->received(id, s, bytes, from, tag);
+        });
+  }
+
+  void received(std::uint64_t id, const MPI_Status& s, std::size_t bytes, int from, int tag) {
+    Progress::Counts& counts = progress->counts;
+    --counts.outstanding;
+    int cancelled = 0;
+    MPI_Test_cancelled(&s, &cancelled);
+    int got = 0;
+    if (!cancelled) {
       MPI_Get_count(&s, MPI_BYTE, &got);
-      if (static_cast<std::size_t>(got) != bytes) {
-        op.done(op.context,
-                std::make_exception_ptr(std::runtime_error(
-                    "weft::mpi: message " + std::to_string(tag) + " from rank " + std::to_string(from) +
-                    " has " + std::to_string(got) + " bytes, expected " + std::to_string(bytes))));
-        return;
-      }
+      ++counts.received;
+      counts.bytes_received += static_cast<std::uint64_t>(got);
+    }
+    Pending op;
+    if (!take(id, op)) return;
+    if (cancelled) {
+      op.done(op.context, std::make_exception_ptr(PeerFailure("did not receive: " + failure_what)));
+    } else if (static_cast<std::size_t>(got) != bytes) {
+      op.done(op.context,
+              std::make_exception_ptr(std::runtime_error(
+                  "weft::mpi: message " + std::to_string(tag) + " from rank " + std::to_string(from) +
+                  " has " + std::to_string(got) + " bytes, expected " + std::to_string(bytes))));
+    } else {
       op.done(op.context, nullptr);
-    });
+    }
   }
 
   void close() {

@@ -53,6 +53,11 @@ class Progress {
 
   // Turns of the loop and requests completed, for benchmarks and tests.
   std::size_t completed() const noexcept { return completed_; }
+  // Data messages (Session::MessageCounts), progress thread only.
+  struct Counts {
+    std::uint64_t sent = 0, received = 0, bytes_sent = 0, bytes_received = 0, outstanding = 0;
+  };
+  Counts counts;
 
  private:
   void loop();

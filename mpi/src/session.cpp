@@ -71,6 +71,13 @@ void Session::call(const std::function<void()>& f) const {
   progress_->call([&f] { f(); });
 }
 
+Session::MessageCounts Session::message_counts() const {
+  return progress_->call([p = progress_.get()] {
+    const detail::Progress::Counts& c = p->counts;
+    return MessageCounts{c.sent, c.received, c.bytes_sent, c.bytes_received, c.outstanding};
+  });
+}
+
 std::size_t Session::requests_completed() const {
   return progress_->call([p = progress_.get()] { return p->completed(); });
 }

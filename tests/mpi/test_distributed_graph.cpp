@@ -252,28 +252,44 @@ TEST_CASE("Mpi.tensors_split_differently_between_ranks_are_named") {
 
 TEST_CASE("Mpi.every_message_is_received_once_and_none_is_left") {
   weft::Executor executor(two_workers());
-  weft::Tensor<double, 2> a(weft::distributed(session->world()), {2, 4}, 1, 40, 40);
-  weft::Tensor<double, 2> b(weft::distributed(session->world()), {2, 4}, 1, 40, 40);
+  weft::Tensor<double, 2> a(weft::distributed(session->world()), {2, 4}, 2, 40, 40);
+  weft::Tensor<double, 2> b(weft::distributed(session->world()), {2, 4}, 2, 40, 40);
+  weft::ReductionResult<double> sum;
   weft::Graph g;
-  build(g, a, b, 1);
+  build(g, a, b, 2);
+  g.then_reduce(b, sum);
   executor.run(g).get();  // opens the channel
-  const std::size_t before = session->requests_completed();
-  constexpr int passes = 5;
-  executor.run_n(g, passes).get();
-  const std::size_t after = session->requests_completed();
-  // This rank's messages: its sends and receives of cross-rank copies, plus
-  // one status out to and one in from every other rank per pass.
-  std::size_t mine = 0;
-  for (std::size_t to = 0; to < a.block_count(); ++to)
-    for (std::size_t from : a.padding_sources(to))
-      if (a.owner_of(from) != a.owner_of(to) && (a.is_local(from) || a.is_local(to))) ++mine;
-  const auto others = static_cast<std::size_t>(session->size() - 1);
-  CHECK(after - before == passes * (mine + 2 * others));
-  // Nothing stray: a probe for any message on the world finds none either.
-  int flag = 1;
-  session->call([&] {
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-  });
-  CHECK(flag == 0);
+  const std::size_t requests_before = session->requests_completed();
+  const weft::mpi::Session::MessageCounts before = session->message_counts();
+  constexpr std::uint64_t passes = 5;
+  executor.run_n(g, static_cast<long>(passes)).get();
+  const weft::mpi::Session::MessageCounts after = session->message_counts();
+  // What this rank must send and receive per pass: the padding copies
+  // between its blocks and other ranks' (their bytes), and its blocks'
+  // partials to every other rank (the others' from them).
+  const auto others = static_cast<std::uint64_t>(session->size() - 1);
+  std::uint64_t sends = 0, receives = 0, bytes_out = 0, bytes_in = 0;
+  for (std::size_t to = 0; to < a.block_count(); ++to) {
+    for (std::size_t from : a.padding_sources(to)) {
+      if (a.owner_of(from) == a.owner_of(to)) continue;
+      if (a.is_local(from)) ++sends, bytes_out += a.padding_bytes(from, to);
+      if (a.is_local(to)) ++receives, bytes_in += a.padding_bytes(from, to);
+    }
+  }
+  for (std::size_t block = 0; block < b.block_count(); ++block) {
+    if (b.is_local(block)) sends += others, bytes_out += others * sizeof(double);
+    if (!b.is_local(block)) ++receives, bytes_in += sizeof(double);
+  }
+  CHECK(after.sent - before.sent == passes * sends);
+  CHECK(after.received - before.received == passes * receives);
+  CHECK(after.bytes_sent - before.bytes_sent == passes * bytes_out);
+  CHECK(after.bytes_received - before.bytes_received == passes * bytes_in);
+  CHECK(after.outstanding == 0);
+  // Every request completed: the data ones, and one pass status out to and
+  // one in from every other rank per pass.
+  CHECK(session->requests_completed() - requests_before == passes * (sends + receives + 2 * others));
+  // Across the ranks, every message sent was received once.
+  std::uint64_t totals[2] = {after.sent - before.sent, after.received - before.received};
+  session->call([&] { MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD); });
+  CHECK(totals[0] == totals[1]);
 }

@@ -19,6 +19,7 @@
 // before the session (it ends MPI).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,6 +56,14 @@ class Session {
   void call(const std::function<void()>& f) const;
   // Requests completed so far (every message, control messages included).
   std::size_t requests_completed() const;
+  // The graphs' data messages (padding and partials; not the pass-status
+  // control messages) this rank sent and received, and those not done yet.
+  struct MessageCounts {
+    std::uint64_t sent = 0, received = 0;
+    std::uint64_t bytes_sent = 0, bytes_received = 0;
+    std::uint64_t outstanding = 0;
+  };
+  MessageCounts message_counts() const;
 
  private:
   void start(int* argc, char*** argv);
