@@ -243,9 +243,15 @@ void Executor::sleep_on_completions(std::uint32_t generation) noexcept {
 }
 
 void Executor::end_run() noexcept {
+  // Wake the waiters first, then let go: the decrement is this call's last
+  // touch of the executor, which ~Executor may destroy as soon as it sees
+  // it. Runs can end on threads the executor does not own (a CUDA callback,
+  // the MPI progress thread), which nothing else keeps off a destroyed
+  // executor. A waiter woken before the decrement re-checks within the
+  // 2 ms of sleep_on_completions.
+  notify_completion();
   // acq_rel: the run's effects happen before wait_for_all() returns.
   active_runs_.fetch_sub(1, std::memory_order_acq_rel);
-  notify_completion();
 }
 
 void Executor::wait_for_all() {
