@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -53,12 +54,33 @@ long long integer_field(const nlohmann::json& object, const char* key, const std
   return x;
 }
 
+// Distributed graphs: each node's message between ranks, if any (by node id).
+std::vector<const detail::RankMessage*> messages_by_node(const detail::NodeRanks& ranks, std::size_t nodes) {
+  std::vector<const detail::RankMessage*> out(nodes, nullptr);
+  for (const detail::RankMessage& m : ranks.messages)
+    if (m.node >= 0 && static_cast<std::size_t>(m.node) < nodes) out[static_cast<std::size_t>(m.node)] = &m;
+  return out;
+}
+
+// A node's rank fields: "rank" for a node that runs on one rank only, and
+// what a message node moves.
+void write_rank_fields(nlohmann::json& node, std::int32_t owner, const detail::RankMessage* message) {
+  if (owner >= 0) node["rank"] = owner;
+  if (message == nullptr) return;
+  node["bytes"] = message->bytes;
+  node["from_rank"] = message->sender;
+  node["to_rank"] = message->receiver;
+}
+
 }  // namespace
 
 nlohmann::json Graph::to_json() const {
   const std::vector<int> level = levels();
   int level_count = 0;
   for (int l : level) level_count = std::max(level_count, l + 1);
+  const int ranks = ranks_.rank_count();  // 0: not distributed, nothing about ranks is written
+  const std::vector<const detail::RankMessage*> message =
+      messages_by_node(ranks_, ranks > 0 ? nodes_.size() : 0);
   nlohmann::json nodes = nlohmann::json::array();
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const detail::NodeRecord& n = nodes_[i];
@@ -69,20 +91,23 @@ nlohmann::json Graph::to_json() const {
                      {"device", n.device},
                      {"partition", n.partition},
                      {"level", level[i]}});
+    if (ranks > 0) write_rank_fields(nodes.back(), ranks_.owner_of(static_cast<NodeId>(i)), message[i]);
   }
   nlohmann::json edges = nlohmann::json::array();
   for (const Edge& e : edges_)
     edges.push_back({{"from", e.first}, {"to", e.second}, {"kind", is_weak(e) ? "weak" : "strong"}});
-  return {{"format", kFormat},
-          {"version", kVersion},
-          {"graph",
-           {{"execution_kind", to_string(kind_)},
-            {"conditional", conditional_},
-            {"node_count", nodes_.size()},
-            {"edge_count", edges_.size()},
-            {"level_count", level_count}}},
-          {"nodes", std::move(nodes)},
-          {"edges", std::move(edges)}};
+  nlohmann::json doc = {{"format", kFormat},
+                        {"version", kVersion},
+                        {"graph",
+                         {{"execution_kind", to_string(kind_)},
+                          {"conditional", conditional_},
+                          {"node_count", nodes_.size()},
+                          {"edge_count", edges_.size()},
+                          {"level_count", level_count}}},
+                        {"nodes", std::move(nodes)},
+                        {"edges", std::move(edges)}};
+  if (ranks > 0) doc["ranks"] = ranks;
+  return doc;
 }
 
 namespace detail {
@@ -121,6 +146,10 @@ class GraphJsonReader {
     if (!conditional.is_boolean()) fail("graph.conditional", "expected true or false");
     Graph g(*kind);
     g.conditional_ = conditional.get<bool>();
+    if (doc_.contains("ranks")) {
+      ranks_ = integer_field(doc_, "ranks", "document", 1, std::numeric_limits<std::int32_t>::max());
+      g.ranks_.loaded_ranks = static_cast<int>(ranks_);
+    }
     return g;
   }
 
@@ -142,8 +171,11 @@ class GraphJsonReader {
       seen[static_cast<std::size_t>(id)] = true;
       names[static_cast<std::size_t>(id)] = text_field(node, "name", where);
       g.nodes_[static_cast<std::size_t>(id)] = read_node(node, where);
+      read_node_ranks(g, node, where, static_cast<NodeId>(id));
       claimed_level_[static_cast<std::size_t>(id)] = integer_field(node, "level", where, 0, n_);
     }
+    std::sort(g.ranks_.messages.begin(), g.ranks_.messages.end(),
+              [](const RankMessage& a, const RankMessage& b) { return a.node < b.node; });
     for (long long i = 0; i < n_; ++i) {
       std::string& name = names[static_cast<std::size_t>(i)];
       if (name.empty()) continue;
@@ -173,6 +205,52 @@ class GraphJsonReader {
     out.partition =
         static_cast<int>(integer_field(node, "partition", where, -1, std::numeric_limits<int>::max()));
     return out;
+  }
+
+  // Distributed graphs: "rank" (the one rank that runs the node), and for a
+  // node that sends a message between ranks "bytes", "from_rank", "to_rank".
+  void read_node_ranks(Graph& g, const nlohmann::json& node, const std::string& where, NodeId id) const {
+    const bool message = node.contains("bytes") || node.contains("from_rank") || node.contains("to_rank");
+    if (!message && !node.contains("rank")) return;
+    if (ranks_ == 0) {
+      for (const char* key : {"rank", "bytes", "from_rank", "to_rank"}) {
+        if (node.contains(key)) {
+          fail(where, std::string("has \"") + key +
+                          "\", but the document has no \"ranks\" (the number of ranks the graph runs on)");
+        }
+      }
+    }
+    const NodeKind kind = g.nodes_[static_cast<std::size_t>(id)].kind;
+    const long long rank = node.contains("rank") ? integer_field(node, "rank", where, -1, ranks_ - 1) : -1;
+    if (rank >= 0 &&
+        (kind == NodeKind::Condition || kind == NodeKind::Conditional || kind == NodeKind::Subgraph))
+      fail(where + ".rank", "a " + std::string(to_string(kind)) + " node runs on every rank");
+    if (rank >= 0) g.ranks_.set_owner(id, static_cast<std::int32_t>(rank));
+    if (message) g.ranks_.messages.push_back(read_message(node, where, id, kind, rank));
+  }
+
+  // A message node's fields; `rank` is its "rank" (-1: none).
+  RankMessage read_message(const nlohmann::json& node, const std::string& where, NodeId id, NodeKind kind,
+                           long long rank) const {
+    if (kind != NodeKind::Copy)
+      fail(where + ".kind",
+           "is \"" + std::string(to_string(kind)) +
+               "\", but only a copy sends a message between ranks (\"bytes\", \"from_rank\", \"to_rank\")");
+    RankMessage m;
+    m.node = id;
+    m.bytes = static_cast<std::size_t>(
+        integer_field(node, "bytes", where, 0, std::numeric_limits<std::int64_t>::max()));
+    m.sender = static_cast<std::int32_t>(integer_field(node, "from_rank", where, 0, ranks_ - 1));
+    m.receiver = static_cast<std::int32_t>(integer_field(node, "to_rank", where, -1, ranks_ - 1));
+    if (m.receiver == m.sender) fail(where + ".to_rank", "equals from_rank: a message goes to another rank");
+    if (m.receiver >= 0 && rank != m.sender) {
+      fail(where + ".rank", "a copy between ranks runs on its sender, from_rank " + std::to_string(m.sender) +
+                                (rank < 0 ? std::string(" (it has no \"rank\")")
+                                          : " (its \"rank\" is " + std::to_string(rank) + ")"));
+    }
+    if (m.receiver < 0 && rank >= 0)
+      fail(where + ".rank", "a reduction partial (to_rank -1) runs on every rank: it has no \"rank\"");
+    return m;
   }
 
   void read_edges(Graph& g) {
@@ -241,6 +319,7 @@ class GraphJsonReader {
 
   const nlohmann::json& doc_;
   long long version_ = 0;
+  long long ranks_ = 0;  // "ranks": 0 when the document has none
   long long n_ = 0;
   long long edge_count_ = 0;
   std::vector<long long> claimed_level_;

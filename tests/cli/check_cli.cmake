@@ -1,7 +1,10 @@
 # Runs the weft program once and checks what it did:
 #   cmake -DWEFT=<program> -DEXIT=<code> [-DSTDOUT=<regex>] [-DSTDERR=<regex>]
-#         [-DSTDOUT_FILE=<file>] [-DSTDIN=<file>] -P check_cli.cmake -- <arguments...>
-# STDOUT_FILE: standard output must equal that file. Whatever is given, a run
+#         [-DSTDOUT_FILE=<file>] [-DSTDIN=<file>] [-DWRITES=<file> -DWRITES_FILE=<file>]
+#         -P check_cli.cmake -- <arguments...>
+# STDOUT_FILE: standard output must equal that file. WRITES and WRITES_FILE:
+# the program must write the file WRITES (removed first), equal to WRITES_FILE.
+# Whatever is given, a run
 # that exits 0 must print nothing on stderr, and one that fails must say why
 # on stderr and, unless STDOUT is given, print nothing on stdout.
 cmake_minimum_required(VERSION 3.25)
@@ -11,6 +14,9 @@ include(${CMAKE_CURRENT_LIST_DIR}/../script_arguments.cmake)
 set(input_option)
 if(DEFINED STDIN)
   set(input_option INPUT_FILE "${STDIN}")
+endif()
+if(DEFINED WRITES)
+  file(REMOVE "${WRITES}")
 endif()
 execute_process(COMMAND "${WEFT}" ${arguments} ${input_option}
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -29,6 +35,17 @@ if(DEFINED STDOUT_FILE)
   file(READ "${STDOUT_FILE}" expected)
   if(NOT out STREQUAL expected)
     list(APPEND problems "stdout differs from ${STDOUT_FILE}")
+  endif()
+endif()
+if(DEFINED WRITES)
+  if(NOT EXISTS "${WRITES}")
+    list(APPEND problems "${WRITES} was not written")
+  else()
+    file(READ "${WRITES}" written)
+    file(READ "${WRITES_FILE}" expected)
+    if(NOT written STREQUAL expected)
+      list(APPEND problems "${WRITES} differs from ${WRITES_FILE}")
+    endif()
   endif()
 endif()
 if(EXIT STREQUAL "0" AND NOT err STREQUAL "")

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <weft/graph/graph.hpp>
-#include <weft/graph/json_document.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -21,15 +20,7 @@ namespace {
 
 // The loader's message (syntax errors carry line and column) after the file name.
 Graph load_graph(const std::string& path) {
-  const std::string text = read_input(path);
-  try {
-    return Graph::from_json_text(text);
-  } catch (const std::bad_alloc&) {
-    throw InputError(display_name(path) + ": not enough memory to load a graph of " +
-                     std::to_string(text.size()) + " bytes");
-  } catch (const std::exception& e) {
-    throw InputError(display_name(path) + ": " + std::string(without_json_tag(e.what())));
-  }
+  return parse_input(path, "graph", [](std::string_view text) { return Graph::from_json_text(text); });
 }
 
 int level_count(const Graph& graph) {

@@ -1,6 +1,8 @@
 #include "graph_summary.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "table.hpp"
@@ -88,6 +90,74 @@ std::string path_text(const Graph& graph, const std::vector<Graph::NodeId>& path
   return text;
 }
 
+std::string rank_name(int rank) { return rank < 0 ? "every rank" : std::to_string(rank); }
+
+std::string rank_pair_name(const std::pair<int, int>& ranks) {
+  return std::to_string(ranks.first) + " -> " + std::to_string(ranks.second);
+}
+
+// a + b, or the largest value when that does not fit: a hostile file's
+// byte counts must not wrap around.
+std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
+// Distributed graphs: the ranks, as the graph's JSON records them (only the
+// JSON holds the messages).
+void summarize_ranks(const Graph& graph, GraphSummary& s) {
+  const nlohmann::json doc = graph.to_json();
+  const auto ranks = doc.find("ranks");
+  if (ranks == doc.end()) return;
+  s.ranks = ranks->get<int>();
+  for (const nlohmann::json& node : doc.at("nodes")) {
+    ++s.nodes_by_rank[node.value("rank", -1)];
+    if (!node.contains("bytes")) continue;
+    ++s.messages;
+    const auto bytes = node.at("bytes").get<std::uint64_t>();
+    const int from = node.at("from_rank").get<int>(), to = node.at("to_rank").get<int>();
+    std::uint64_t& kept = to < 0 ? s.bytes_to_each_other_rank[from] : s.bytes_by_rank_pair[{from, to}];
+    kept = saturating_sum(kept, bytes);
+    const auto receivers = static_cast<std::uint64_t>(to < 0 ? s.ranks - 1 : 1);
+    s.bytes_between_ranks = saturating_sum(s.bytes_between_ranks, saturating_product(bytes, receivers));
+  }
+}
+
+void print_ranks(std::ostream& out, const GraphSummary& s) {
+  out << "ranks: " << s.ranks << '\n';
+  out << "nodes per rank:\n";
+  Table ranks({}, "lr");
+  for (const auto& [rank, count] : s.nodes_by_rank) ranks.add_row({rank_name(rank), std::to_string(count)});
+  ranks.print(out);
+  out << "bytes between ranks per pass: " << s.bytes_between_ranks << " ("
+      << plural(s.messages, "message node") << ")\n";
+  for (const auto& [pair, bytes] : s.bytes_by_rank_pair)
+    out << "  " << rank_pair_name(pair) << ": " << bytes << " bytes\n";
+  for (const auto& [from, bytes] : s.bytes_to_each_other_rank)
+    out << "  " << from << " -> each other rank: " << bytes << " bytes (reduction partials)\n";
+}
+
+nlohmann::json ranks_to_json(const GraphSummary& s) {
+  nlohmann::json by_rank = nlohmann::json::object();
+  for (const auto& [rank, count] : s.nodes_by_rank)
+    by_rank[rank < 0 ? "every" : std::to_string(rank)] = count;
+  nlohmann::json by_pair = nlohmann::json::object();
+  for (const auto& [pair, bytes] : s.bytes_by_rank_pair) by_pair[rank_pair_name(pair)] = bytes;
+  nlohmann::json to_each = nlohmann::json::object();
+  for (const auto& [from, bytes] : s.bytes_to_each_other_rank) to_each[std::to_string(from)] = bytes;
+  return {{"ranks", s.ranks},
+          {"nodes_by_rank", std::move(by_rank)},
+          {"message_nodes", s.messages},
+          {"bytes_between_ranks", s.bytes_between_ranks},
+          {"bytes_by_rank_pair", std::move(by_pair)},
+          {"bytes_to_each_other_rank", std::move(to_each)}};
+}
+
 }  // namespace
 
 std::string node_label(const Graph& graph, Graph::NodeId id) {
@@ -101,6 +171,7 @@ std::string node_label(const Graph& graph, Graph::NodeId id) {
 
 GraphSummary summarize(const Graph& graph) {
   GraphSummary s;
+  bool on_ranks = graph.rank_group() != nullptr;
   s.node_count = graph.size();
   s.edge_count = graph.edges().size();
   s.execution_kind = graph.execution_kind();
@@ -112,7 +183,9 @@ GraphSummary summarize(const Graph& graph) {
     ++s.nodes_by_kind[node.kind];
     ++s.nodes_by_execution_kind[node.execution];
     ++s.nodes_by_device[node.device < 0 ? -1 : node.device];
+    on_ranks = on_ranks || node.rank >= 0;
   }
+  if (on_ranks) summarize_ranks(graph, s);
   for (const Graph::Edge& e : graph.edges()) {
     ++s.edges_by_kind[{graph.node(e.first).execution, graph.node(e.second).execution}];
     s.weak_edge_count += graph.is_weak(e) ? 1 : 0;
@@ -171,6 +244,7 @@ void print_summary(std::ostream& out, const std::string& name, const Graph& grap
       devices.add_row({device_name(device), std::to_string(count)});
     devices.print(out);
   }
+  if (s.ranks > 0) print_ranks(out, s);
 }
 
 nlohmann::json summary_to_json(const std::string& name, const Graph& graph, const GraphSummary& s) {
@@ -185,20 +259,22 @@ nlohmann::json summary_to_json(const std::string& name, const Graph& graph, cons
   for (const auto& [device, count] : s.nodes_by_device) by_device[device_name(device)] = count;
   nlohmann::json path = nlohmann::json::array();
   for (Graph::NodeId id : s.critical_path) path.push_back({{"id", id}, {"name", graph.node(id).name}});
-  return {{"file", name},
-          {"execution_kind", to_string(s.execution_kind)},
-          {"conditional", s.conditional},
-          {"node_count", s.node_count},
-          {"edge_count", s.edge_count},
-          {"weak_edge_count", s.weak_edge_count},
-          {"nodes_by_kind", std::move(by_kind)},
-          {"nodes_by_execution_kind", std::move(by_execution)},
-          {"edges_by_execution_kind", std::move(edges_by_kind)},
-          {"level_count", s.level_widths.size()},
-          {"level_widths", s.level_widths},
-          {"critical_path_length", s.critical_path.size()},
-          {"critical_path", std::move(path)},
-          {"nodes_by_device", std::move(by_device)}};
+  nlohmann::json summary = {{"file", name},
+                            {"execution_kind", to_string(s.execution_kind)},
+                            {"conditional", s.conditional},
+                            {"node_count", s.node_count},
+                            {"edge_count", s.edge_count},
+                            {"weak_edge_count", s.weak_edge_count},
+                            {"nodes_by_kind", std::move(by_kind)},
+                            {"nodes_by_execution_kind", std::move(by_execution)},
+                            {"edges_by_execution_kind", std::move(edges_by_kind)},
+                            {"level_count", s.level_widths.size()},
+                            {"level_widths", s.level_widths},
+                            {"critical_path_length", s.critical_path.size()},
+                            {"critical_path", std::move(path)},
+                            {"nodes_by_device", std::move(by_device)}};
+  if (s.ranks > 0) summary.update(ranks_to_json(s));
+  return summary;
 }
 
 }  // namespace weft::tool

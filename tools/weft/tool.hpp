@@ -4,8 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include <weft/graph/json_document.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -14,17 +18,19 @@ namespace weft::tool {
 // The program's exit codes; --help and README.md list them too.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitInvalidInput = 1,  // unreadable file, bad JSON, a graph or trace that fails validation
+  kExitInvalidInput = 1,  // unreadable file, bad JSON, a graph or trace that fails validation;
+                          // an output that cannot be written
   kExitUsage = 2,         // command-line errors reported by CLI11
 };
 
 inline constexpr const char* kExitCodesHelp =
     "Exit codes: 0 success; 1 invalid input (unreadable file, JSON syntax error, a graph or trace\n"
-    "that fails validation; the message on stderr names the file and the problem); 2 usage error\n"
-    "(unknown command or option, missing argument).";
+    "that fails validation, an output that cannot be written; the message on stderr names the file\n"
+    "and the problem); 2 usage error (unknown command or option, missing argument).";
 
-// A command's input is invalid: main() prints what() on stderr and exits with
-// kExitInvalidInput. The message starts with the input's name.
+// A command's input is invalid (or its output cannot be written): main()
+// prints what() on stderr and exits with kExitInvalidInput. The message
+// starts with the file's name.
 class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -49,7 +55,23 @@ void add_max_bytes_option(CLI::App& command);
 // limit, or does not fit in memory.
 std::string read_input(const std::string& path);
 
-// `weft graph summary|dot|validate` and `weft trace summary`.
+// parse(text) on the content of `path` (read_input); what it throws becomes
+// an InputError naming the file: "a.json: not enough memory to load a trace
+// of N bytes", or the file and the exception's message.
+template <class Parse>
+auto parse_input(const std::string& path, const char* what, Parse&& parse) {
+  const std::string text = read_input(path);
+  try {
+    return parse(std::string_view(text));
+  } catch (const std::bad_alloc&) {
+    throw InputError(display_name(path) + ": not enough memory to load a " + what + " of " +
+                     std::to_string(text.size()) + " bytes");
+  } catch (const std::exception& e) {
+    throw InputError(display_name(path) + ": " + std::string(without_json_tag(e.what())));
+  }
+}
+
+// `weft graph summary|dot|validate` and `weft trace summary|merge`.
 void add_graph_commands(CLI::App& app);
 void add_trace_commands(CLI::App& app);
 

@@ -1,50 +1,98 @@
-// `weft trace summary FILE`: a Chrome trace-event file written by the Executor.
+// `weft trace summary FILE` and `weft trace merge OUT IN...`: Chrome
+// trace-event files written by the Executor.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
-#include <new>
 #include <string>
-
-#include <weft/graph/json_document.hpp>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "tool.hpp"
+#include "trace_merge.hpp"
 #include "trace_summary.hpp"
 
 namespace weft::tool {
 
-void add_trace_commands(CLI::App& app) {
-  CLI::App* trace = app.add_subcommand(
-      "trace", "Inspect an execution trace (Chrome trace-event JSON written by the Executor)");
-  trace->require_subcommand(1);
+namespace {
 
+constexpr const char* kTraceHelp = "a trace JSON file; - reads stdin";
+
+// Refuses an output that is one of the inputs: it would be gone before the
+// merge is written.
+void check_output_is_not_an_input(const std::string& out, const std::vector<std::string>& inputs) {
+  if (out == "-") return;  // stdout
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (out == in || (in != "-" && std::filesystem::equivalent(out, in, ec))) {
+      throw CLI::ValidationError("OUT", "'" + out + "' is also an input; write the merge to another file");
+    }
+  }
+}
+
+void write_merge(const TraceMerge& merge, const std::string& out) {
+  if (out == "-") {
+    merge.write(std::cout);
+    return;
+  }
+  std::ofstream file(out, std::ios::binary | std::ios::trunc);
+  if (!file) throw InputError(out + ": cannot write: " + std::strerror(errno));
+  merge.write(file);
+  file.close();
+  if (!file) throw InputError(out + ": error while writing: " + std::strerror(errno));
+}
+
+void add_merge(CLI::App& trace) {
+  struct Options {
+    std::string out;
+    std::vector<std::string> inputs;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* merge = trace.add_subcommand(
+      "merge",
+      "Merge the traces of several processes (the ranks of a distributed run each write one) into one "
+      "file with one process per input, for Perfetto or chrome://tracing: each input's events take "
+      "its rank as their pid (otherData.rank when the file says it, else its place among the inputs, "
+      "from 0) and a process named \"rank N\"; timestamps are kept (each process counts from its "
+      "own start_trace()). Every input is read and checked before OUT is written.");
+  merge->add_option("OUT", options->out, "the merged trace to write; - writes stdout")->required();
+  merge->add_option("IN", options->inputs, "the traces to merge, in rank order; - reads stdin")->required();
+  add_max_bytes_option(*merge);
+  merge->callback([options] {
+    check_output_is_not_an_input(options->out, options->inputs);
+    TraceMerge merged;
+    for (const std::string& in : options->inputs) {
+      parse_input(in, "trace", [&](std::string_view text) { merged.add(display_name(in), text); });
+    }
+    write_merge(merged, options->out);
+  });
+}
+
+void add_summary(CLI::App& trace) {
   struct Options {
     std::string file;
     std::size_t longest = 10;
     bool json = false;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* summary = trace->add_subcommand(
+  CLI::App* summary = trace.add_subcommand(
       "summary",
       "Where the time went: the span (first start to last end), per worker its jobs, busy time "
       "and busy share of the span, the longest jobs, and time by node name (most first). Jobs are "
       "the complete events (\"ph\": \"X\"; ts and dur in microseconds, tid the worker); other events "
       "are skipped.");
-  summary->add_option("FILE", options->file, "a trace JSON file; - reads stdin")->required();
+  summary->add_option("FILE", options->file, kTraceHelp)->required();
   summary->add_option("--top", options->longest, "how many of the longest jobs to list")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
   summary->add_flag("--json", options->json, "print the summary as one JSON object");
   add_max_bytes_option(*summary);
   summary->callback([options] {
-    const std::string text = read_input(options->file);
-    Trace parsed;
-    try {
-      parsed = parse_trace(text);
-    } catch (const std::bad_alloc&) {
-      throw InputError(display_name(options->file) + ": not enough memory to load a trace of " +
-                       std::to_string(text.size()) + " bytes");
-    } catch (const std::exception& e) {
-      throw InputError(display_name(options->file) + ": " + std::string(without_json_tag(e.what())));
-    }
+    const Trace parsed =
+        parse_input(options->file, "trace", [](std::string_view text) { return parse_trace(text); });
     const TraceSummary s = summarize(parsed, options->longest);
     if (options->json) {
       std::cout << summary_to_json(display_name(options->file), s)
@@ -54,6 +102,16 @@ void add_trace_commands(CLI::App& app) {
       print_summary(std::cout, display_name(options->file), s);
     }
   });
+}
+
+}  // namespace
+
+void add_trace_commands(CLI::App& app) {
+  CLI::App* trace = app.add_subcommand(
+      "trace", "Inspect or merge execution traces (Chrome trace-event JSON written by the Executor)");
+  trace->require_subcommand(1);
+  add_summary(*trace);
+  add_merge(*trace);
 }
 
 }  // namespace weft::tool

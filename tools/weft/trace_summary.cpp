@@ -92,8 +92,17 @@ std::string shown_name(const std::string& name) { return name.empty() ? "(unname
 
 }  // namespace
 
-Trace parse_trace(std::string_view text) {
-  const nlohmann::json doc = parse_json_document(text, "trace JSON", kMaxDepth);
+nlohmann::json parse_trace_document(std::string_view text) {
+  return parse_json_document(text, "trace JSON", kMaxDepth);
+}
+
+Trace parse_trace(std::string_view text) { return read_trace(parse_trace_document(text)); }
+
+nlohmann::json& trace_events(nlohmann::json& document) {
+  return document.is_object() ? document.at("traceEvents") : document;
+}
+
+Trace read_trace(const nlohmann::json& doc) {
   Trace trace;
   const nlohmann::json* events = &doc;
   std::string prefix = "events";
@@ -112,6 +121,8 @@ Trace parse_trace(std::string_view text) {
       }
       if (other->contains("workers"))
         trace.workers = integer_field(*other, "workers", "otherData", 0, kMaxWorkers);
+      if (other->contains("rank"))
+        trace.rank = integer_field(*other, "rank", "otherData", 0, std::numeric_limits<std::int32_t>::max());
     }
   } else if (!doc.is_array()) {
     fail("document", "expected an object with \"traceEvents\" (or an array of events), got " +

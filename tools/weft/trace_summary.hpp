@@ -30,12 +30,19 @@ struct TraceJob {
 struct Trace {
   std::vector<TraceJob> jobs;  // in file order
   std::int64_t workers = 0;    // otherData.workers; 0 when the trace does not say
+  std::int64_t rank = -1;      // otherData.rank (a distributed run's process); -1 when it does not say
 };
 
 // Throws std::invalid_argument naming the event and field that is wrong
 // ("trace JSON: traceEvents[3].dur: expected a number, got string"), or, for
-// a syntax error, its line and column.
+// a syntax error, its line and column. parse_trace_document only parses;
+// read_trace checks the document and reads it.
 Trace parse_trace(std::string_view text);
+nlohmann::json parse_trace_document(std::string_view text);
+Trace read_trace(const nlohmann::json& document);
+// The document's events: traceEvents, or the document itself (an array);
+// read_trace has checked that it is one of them.
+nlohmann::json& trace_events(nlohmann::json& document);
 
 struct WorkerLoad {
   std::int64_t worker = 0;

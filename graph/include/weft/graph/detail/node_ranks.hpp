@@ -35,6 +35,7 @@ struct NodeRanks {
   std::vector<std::int32_t> owner;   // per node, -1 (or beyond the end): every rank runs it
   std::vector<RankMessage> messages;
   std::vector<std::string> tensors;  // the distributed tensors' shapes, in order of first use
+  int loaded_ranks = 0;              // a graph loaded from JSON: its "ranks" (no group is kept)
 
   void note_tensor(const std::string& description) {
     for (const std::string& t : tensors)
@@ -43,6 +44,9 @@ struct NodeRanks {
   }
 
   bool distributed() const noexcept { return group != nullptr; }
+  // The number of ranks the graph runs on: its group's size, or a loaded
+  // graph's; 0 when neither is known.
+  int rank_count() const noexcept { return group != nullptr ? group->size() : loaded_ranks; }
   std::int32_t owner_of(std::int32_t node) const noexcept {
     return static_cast<std::size_t>(node) < owner.size() ? owner[static_cast<std::size_t>(node)] : -1;
   }
