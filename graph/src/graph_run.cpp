@@ -221,12 +221,24 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
     program = lowered();  // throws on a cycle, naming it
     if (!program->not_runnable.empty()) throw std::logic_error("Graph: cannot run: " + program->not_runnable);
     if (program->has_gpu_kind && executor.gpu_worker_count() == 0) {
-      throw std::logic_error(
-          "Executor::run: the graph has GPU-kind nodes and this executor has no GPU-priority workers (no "
-          "CUDA "
-          "device in use and ExecutorConfig::virtual_devices = 0); give it virtual devices, or make the "
-          "nodes "
-          "ExecutionKind::Cpu");
+      // The graph is named by its first GPU-kind node, looked for in subgraphs too.
+      const auto first_gpu_kind = [](const Graph& graph, const auto& self) -> std::string {
+        for (std::size_t i = 0; i < graph.nodes_.size(); ++i) {
+          const detail::NodeRecord& node = graph.nodes_[i];
+          const std::string name = graph.node(static_cast<NodeId>(i)).name;
+          std::string label(name.empty() ? "#" : "'");  // piecewise: see label_of in graph_levels.cpp
+          label += name.empty() ? std::to_string(i) : name + "'";
+          if (node.execution == ExecutionKind::Gpu) return label;
+          if (node.kind == NodeKind::Subgraph && node.aux >= 0) {
+            std::string inner = self(*graph.subgraphs_[static_cast<std::size_t>(node.aux)], self);
+            if (!inner.empty()) return inner + " in subgraph node " + label;
+          }
+        }
+        return {};
+      };
+      throw std::logic_error("Executor::run: GPU-kind node " + first_gpu_kind(*this, first_gpu_kind) +
+                             " (the graph's first) needs GPU-priority workers, and this executor " +
+                             executor.no_gpu_workers_reason() + ", or make the nodes ExecutionKind::Cpu");
     }
     program->bind_gpu();
   }

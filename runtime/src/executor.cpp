@@ -79,24 +79,17 @@ WorkerContext::WorkerContext(Executor& ex, int index, Domain domain)
 
 Executor::Executor(ExecutorConfig config)
     : config_(config),
-      devices_(config.virtual_devices, config.use_cuda),
+      devices_(planned_virtual_devices(config), config.use_cuda),
       shared_(std::make_unique<Shared>()) {
-  if (config_.cpu_workers < ExecutorConfig::automatic || config_.gpu_workers < ExecutorConfig::automatic ||
-      config_.virtual_devices < 0) {
-    throw std::invalid_argument(
-        "ExecutorConfig: cpu_workers, gpu_workers and virtual_devices must be >= 0 "
-        "(or automatic for the worker counts)");
-  }
   const Topology& topo = Topology::system();
   const int cores =
       topo.usable() ? topo.core_count() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int gpu_workers = config_.gpu_workers != ExecutorConfig::automatic
-                              ? config_.gpu_workers
-                              : (devices_.device_count() > 0 ? devices_.device_count() + 1 : 0);
-  cpu_workers_ = config_.cpu_workers != ExecutorConfig::automatic ? config_.cpu_workers
-                                                                  : std::max(1, cores - gpu_workers);
-  const int total = cpu_workers_ + gpu_workers;
-  if (total == 0) throw std::invalid_argument("ExecutorConfig: an executor needs at least one worker");
+  // WEFT_NUM_THREADS is read only where the config leaves it a say.
+  const char* num_threads =
+      config_.cpu_workers == ExecutorConfig::automatic ? std::getenv(kNumThreadsVariable) : nullptr;
+  const WorkerCounts counts = plan_workers(config_, cores, devices_.gpu_count(), num_threads);
+  cpu_workers_ = counts.cpu;
+  const int total = counts.cpu + counts.gpu;
   steal_attempts_ = config_.steal_attempts != ExecutorConfig::automatic ? std::max(1, config_.steal_attempts)
                                                                         : std::max(1, 2 * total);
 
@@ -198,8 +191,8 @@ Executor::~Executor() {
 void Executor::submit(Job* job, Domain domain, TaskPriority priority) {
   if (domain == Domain::Gpu && gpu_worker_count() == 0) {
     throw std::logic_error(
-        "Executor::submit: a GPU-domain job needs GPU-priority workers, and this executor has none "
-        "(no CUDA device in use and ExecutorConfig::virtual_devices = 0)");
+        "Executor::submit: a GPU-domain job needs GPU-priority workers, and this executor " +
+        no_gpu_workers_reason() + ", or submit the job as Domain::Cpu");
   }
   if (WorkerContext* self = this_worker()) {
     self->push(job, domain, priority);
@@ -212,6 +205,22 @@ void Executor::submit_to_inbox(Job* job, Domain domain) {
   auto& inbox = domain == Domain::Cpu ? shared_->cpu_inbox : shared_->gpu_inbox;
   while (!inbox.push(job)) std::this_thread::yield();  // only fails if node allocation fails
   wake_for(domain);
+}
+
+std::string Executor::no_gpu_workers_reason() const {
+  std::string why = "has none (";
+  std::string fix = "ExecutorConfig::virtual_devices = 1 (a host virtual device: no GPU needed)";
+  if (config_.gpu_workers == 0) {
+    why += "ExecutorConfig::gpu_workers = 0, which ExecutorConfig::cpu_only() sets";
+    fix = devices_.device_count() > 0 ? "ExecutorConfig::gpu_workers = ExecutorConfig::automatic"
+                                      : fix + " and gpu_workers = ExecutorConfig::automatic";
+  } else {
+    why += "no CUDA device in use and ExecutorConfig::virtual_devices = 0";
+    if (config_.virtual_devices == ExecutorConfig::automatic) {
+      why += "; only a config that leaves both worker counts automatic gets a virtual device by itself";
+    }
+  }
+  return why + "); give it some with " + fix;
 }
 
 WorkerContext* Executor::current_worker() noexcept { return tls_worker; }
@@ -328,6 +337,8 @@ int Executor::next_victim(WorkerContext& w) {
 
 Job* Executor::steal_from_others(WorkerContext& w, Domain domain) {
   if (worker_count() < 2) return nullptr;
+  // GPU jobs wait only in GPU-priority workers' deques: a lone one has no victim.
+  if (domain == Domain::Gpu && gpu_worker_count() < 2) return nullptr;
   // Topological stealing restarts from the nearest victim every round.
   if (config_.steal_strategy == StealStrategy::topological) w.round_robin_cursor_ = 0;
   for (int attempt = 0; attempt < steal_attempts_; ++attempt) {

@@ -185,11 +185,13 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
   if (busy_.exchange(true, std::memory_order_acquire)) {
     throw std::logic_error("WorkGraphPolicy: this policy is already running a parallel_for");
   }
-  for (Domain d : domains_) {
-    if (d == Domain::Gpu && executor.gpu_worker_count() == 0) {
+  if (executor.gpu_worker_count() == 0) {
+    const auto gpu = std::find(domains_.begin(), domains_.end(), Domain::Gpu);
+    if (gpu != domains_.end()) {
       busy_.store(false, std::memory_order_release);
-      throw std::logic_error(
-          "WorkGraphPolicy: the graph has GPU nodes and the executor has no GPU-priority workers");
+      throw std::logic_error("WorkGraphPolicy: node " + std::to_string(gpu - domains_.begin()) +
+                             " (the first of Domain::Gpu) needs GPU-priority workers, and the executor " +
+                             executor.no_gpu_workers_reason() + ", or give the nodes Domain::Cpu");
     }
   }
   executor_ = &executor;

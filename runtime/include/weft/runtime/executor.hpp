@@ -10,7 +10,8 @@
 // Jobs (weft::Job) must be ready when submitted; the Executor runs each once
 // and never pushes one back. CPU jobs run on any worker. GPU jobs run only on
 // GPU-priority workers, which exist when CUDA devices or host virtual devices
-// are in use (ExecutorConfig::virtual_devices), and which prefer GPU work.
+// are in use (ExecutorConfig::virtual_devices; a default config has one
+// without a GPU), and which prefer GPU work.
 //
 // Threads outside the pool submit through lock-free MPMC queues; workers push
 // onto their own deques. Waiting on a worker thread never idles it: it keeps
@@ -158,6 +159,9 @@ class Executor {
   int cpu_worker_count() const noexcept { return cpu_workers_; }
   int gpu_worker_count() const noexcept { return worker_count() - cpu_workers_; }
   const DeviceRegistry& devices() const noexcept { return devices_; }
+  // For errors about GPU work on an executor without GPU-priority workers:
+  // "has none (why); give it some with ..." (the config fields that fix it).
+  std::string no_gpu_workers_reason() const;
   const ExecutorConfig& config() const noexcept { return config_; }
 
   std::vector<WorkerStats> stats() const;

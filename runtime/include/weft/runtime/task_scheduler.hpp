@@ -257,7 +257,8 @@ auto spawn(const TaskPolicy& policy, F&& functor) {
   SchedulerCore& core = *policy.core;
   if (policy.domain == Domain::Gpu && core.executor().gpu_worker_count() == 0) {
     throw std::logic_error(
-        "spawn: a GPU-domain task needs GPU-priority workers, and this scheduler's executor has none");
+        "spawn: a GPU-domain task needs GPU-priority workers, and this scheduler's executor " +
+        core.executor().no_gpu_workers_reason() + ", or spawn it with Domain::Cpu");
   }
   void* memory = core.allocate(sizeof(Block));
   if (memory == nullptr) return FutureAccess::adopt<R>(nullptr);
