@@ -96,12 +96,20 @@ inline CLI::Validator finite_number(double low, double high, bool low_open = fal
 // Parses the command line. Returns nothing when the program should go on,
 // or the exit code when it should stop: 0 after --help, 2 after a usage
 // error (on stderr: the program's name, the message, a pointer to --help).
-inline std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+// quiet: the same codes, printing nothing (the ranks of an MPI job other
+// than rank 0, which prints for them).
+inline std::optional<int> parse(CLI::App& app, int argc, char** argv, bool quiet = false) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? kExitOk : kExitUsage;  // --help
-    std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", app.get_name().c_str(), e.what());
+    if (e.get_exit_code() == 0) {  // --help
+      if (quiet) return kExitOk;
+      return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    }
+    if (!quiet) {
+      std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", app.get_name().c_str(),
+                   e.what());
+    }
     return kExitUsage;
   }
   return std::nullopt;

@@ -8,6 +8,7 @@
 // plain array, and the graph is written as JSON.
 //
 //   heat2d [cells per side, default 256] [steps, default 200] [graph json, default heat2d_graph.json]
+//   mpirun -np 2 heat2d 256 200      # the 4 partitions over 2 ranks; rank 0 checks and prints
 //
 // Bad arguments exit with code 2; a failed run (no memory for the cells, an
 // unwritable graph file) exits with 1.
@@ -23,6 +24,10 @@
 
 #include "cli_support.hpp"
 #include "output_file.hpp"
+#include "ranks.hpp"
+#if WEFT_EXAMPLES_MPI
+#include "mpi_ranks.hpp"
+#endif
 
 namespace {
 
@@ -71,7 +76,9 @@ std::vector<double> serial_heat(std::size_t n, int steps) {
   return out;
 }
 
-int example_main(int argc, char** argv) {
+// Ranks: weft::examples::OneProcess, or MpiRanks under mpirun.
+template <class Ranks>
+int example_main(int argc, char** argv, const Ranks& ranks) {
   std::size_t n = 256;
   int steps = 200;
   std::string json_path = "heat2d_graph.json";
@@ -85,16 +92,19 @@ int example_main(int argc, char** argv) {
       ->transform(weft::examples::whole_number<int>(2))
       ->capture_default_str();
   app.add_option("graph", json_path, "where to write the graph as JSON")->capture_default_str();
-  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
-  if (steps % 2 != 0)
-    throw weft::examples::UsageError("steps: need an even number (two steps a run), got " +
-                                     std::to_string(steps));
-  weft::examples::check_writable(json_path);  // before the run, not after it
-
+  if (const auto code = weft::examples::parse(app, argc, argv, /*quiet=*/!ranks.root())) return *code;
   // Split along y: partition boundaries are whole rows, contiguous to copy.
-  weft::Tensor<double, 2> a({1, kDevices}, 1, n, n), b({1, kDevices}, 1, n, n);
-  for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < n; ++i) a(i, j) = initial(i, j, n);
+  // Under mpirun, each rank holds its partitions' blocks.
+  weft::Tensor<double, 2> a, b;
+  ranks.together([&] {  // every rank goes on, or none
+    if (steps % 2 != 0)
+      throw weft::examples::UsageError("steps: need an even number (two steps a run), got " +
+                                       std::to_string(steps));
+    if (ranks.root()) weft::examples::check_writable(json_path);  // before the run, not after it
+    a = weft::examples::make_tensor<double, 2>(ranks, {1, kDevices}, {1, 1}, 1, n, n);
+    b = weft::examples::make_tensor<double, 2>(ranks, {1, kDevices}, {1, 1}, 1, n, n);
+  });
+  weft::examples::for_each_local_cell(a, [&](std::size_t i, std::size_t j) { a(i, j) = initial(i, j, n); });
 
   weft::Graph step;
   step.boundary(a, weft::FirstOrderExtrapolation{}).named("walls_a");
@@ -105,21 +115,24 @@ int example_main(int argc, char** argv) {
   weft::ExecutorConfig config;
   config.virtual_devices = kDevices;
   weft::Executor executor(config);
-  executor.run_n(step, steps / 2).get();
+  ranks.together([&] { executor.run_n(step, steps / 2).get(); });
+  const weft::Tensor<double, 2> whole = ranks.gather(a);  // every block, on rank 0
+  if (!ranks.root()) return weft::examples::kExitOk;      // rank 0 checks and reports
 
   const std::vector<double> reference = serial_heat(n, steps);
   double max_difference = 0.0, heat = 0.0, initial_heat = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t i = 0; i < n; ++i) {
-      max_difference = std::fmax(max_difference, std::fabs(a(i, j) - reference[j * n + i]));
-      heat += a(i, j);
+      max_difference = std::fmax(max_difference, std::fabs(whole(i, j) - reference[j * n + i]));
+      heat += whole(i, j);
       initial_heat += initial(i, j, n);
     }
   }
 
   weft::examples::write_file(json_path, step.to_json().dump(2) + '\n');
-  std::printf("heat2d: %zux%zu cells on %zu virtual devices, %d steps, graph of %zu nodes (%s)\n", n, n,
-              kDevices, steps, step.size(), json_path.c_str());
+  const std::string over = ranks.group() ? " over " + std::to_string(ranks.size()) + " ranks" : "";
+  std::printf("heat2d: %zux%zu cells on %zu virtual devices%s, %d steps, graph of %zu nodes (%s)\n", n, n,
+              kDevices, over.c_str(), steps, step.size(), json_path.c_str());
   std::printf("max |weft - serial| = %g, total heat %.6f (started at %.6f)\n", max_difference, heat,
               initial_heat);
   if (max_difference != 0.0) {
@@ -132,5 +145,12 @@ int example_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return weft::examples::run_main("heat2d", [&] { return example_main(argc, argv); });
+#if WEFT_EXAMPLES_MPI
+  if (weft::examples::launched_by_mpi()) {
+    return weft::examples::run_main_on_ranks(
+        "heat2d", argc, argv, [&](const auto& ranks) { return example_main(argc, argv, ranks); });
+  }
+#endif
+  return weft::examples::run_main("heat2d",
+                                  [&] { return example_main(argc, argv, weft::examples::OneProcess{}); });
 }

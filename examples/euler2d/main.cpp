@@ -6,11 +6,18 @@
 //   euler2d --problem sod --size 400x8 --end-time 0.25
 //   euler2d --partitions 8 --layout contiguous --steps 100 --dump-graph g.json --trace t.json
 //   WEFT_CUDA_LOGICAL_DEVICES=2 euler2d --gpus 2     # the multi-GPU path on one GPU
+//   mpirun -np 2 euler2d --partitions 8 --checksum   # the partitions over 2 ranks
 //
 // Writes the density as a PNG (--png, and every K steps with --png-every),
 // shows progress on a terminal and ends with a one-line summary. Bad
 // arguments exit with code 2; a failed run, or an output that cannot be
 // written (each one is checked before the run starts), with 1.
+//
+// Under mpirun (in a build with MPI), the partitions are spread over the
+// ranks (host only: --gpus needs a single rank); rank 0 writes the outputs
+// and prints, except the traces: --trace t.json gives t.0.json, t.1.json,
+// ... (one a rank, for weft trace merge). The checksum is bitwise that of
+// one process with the same partitions.
 #include <CLI/CLI.hpp>
 
 #include <charconv>
@@ -24,6 +31,10 @@
 
 #include "../cli_support.hpp"
 #include "../output_file.hpp"
+#include "../ranks.hpp"
+#if WEFT_EXAMPLES_MPI
+#include "../mpi_ranks.hpp"
+#endif
 #include "gpu_run.hpp"
 #include "options.hpp"
 #include "run_solver.hpp"
@@ -78,15 +89,40 @@ void check_options(const Options& o) {
   if (o.steps == 0 && o.end_time == 0.0) throw UsageError("--end-time 0 needs --steps");
 }
 
+void check_gpus(const Options& o, int ranks) {
+  if (ranks > 1) {
+    throw UsageError("--gpus: not on several MPI ranks yet (this run has " + std::to_string(ranks) +
+                     "); run euler2d --gpus without mpirun, or leave --gpus out to spread the partitions "
+                     "over the ranks' CPUs");
+  }
+  const weft::CudaDiscovery found = weft::discover_cuda_devices();
+  if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
+    const std::string hint = found.devices.empty()
+                                 ? ""
+                                 : "; WEFT_CUDA_LOGICAL_DEVICES=" + std::to_string(o.gpus) + " runs " +
+                                       std::to_string(o.gpus) + " logical devices on the GPUs present";
+    throw UsageError("--gpus " + std::to_string(o.gpus) + ": only " + std::to_string(found.devices.size()) +
+                     " CUDA device(s) found" + (found.note.empty() ? "" : " (" + found.note + ")") + hint);
+  }
+}
+
 // Every output is checked before the run (weft::examples::check_writable
 // leaves nothing behind), so that a bad path fails now, not after the run.
-void check_outputs(const Options& o) {
-  std::vector<std::string> paths{o.png, o.trace, o.dump_graph};
-  if (o.png_every > 0) paths.push_back(weft::euler::periodic_image_name(o.png_every));
+// Over ranks, rank 0 writes every output but the traces, one a rank
+// (rank_trace_name); rank < 0: one process.
+void check_outputs(const Options& o, int rank) {
+  const std::string trace = weft::euler::rank_trace_name(o.trace, rank);
+  std::vector<std::string> paths{trace};
+  if (rank <= 0) {
+    paths = {o.png, trace, o.dump_graph};
+    if (o.png_every > 0) paths.push_back(weft::euler::periodic_image_name(o.png_every));
+  }
   weft::examples::check_all_writable(paths);
 }
 
-int euler2d(int argc, char** argv) {
+// Ranks: weft::examples::OneProcess, or MpiRanks under mpirun.
+template <class Ranks>
+int euler2d(int argc, char** argv, const Ranks& ranks) {
   Options o;
   CLI::App app("euler2d: the 2D Euler equations as a weft graph (Ripple's shock-bubble, or Sod's tube)",
                "euler2d");
@@ -118,36 +154,37 @@ int euler2d(int argc, char** argv) {
   app.add_option("--png-every", o.png_every, "also write euler2d_density_STEP.png every K steps")
       ->transform(whole_number<long>(0));
   app.add_option("--dump-graph", o.dump_graph, "write the step graph as JSON");
-  app.add_option("--trace", o.trace, "write an execution trace (Chrome trace-event JSON)");
+  app.add_option("--trace", o.trace,
+                 "write an execution trace (Chrome trace-event JSON; under mpirun one a rank: t.json gives "
+                 "t.0.json, t.1.json, ...)");
   app.add_flag("--quiet", o.quiet, "no progress line");
   app.add_flag("--checksum", o.checksum,
                "end the summary with a hash of the final state (bit-for-bit comparisons)");
   app.footer(
       "Every output file is checked before the run starts. Exit codes: 0 success, 1 the run or an output "
       "failed, 2 usage error.");
-  if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
-  const weft::euler::SolverConfig config = solver_config(o);
-  check_options(o);
-  if (o.gpus > 0) {
-    const weft::CudaDiscovery found = weft::discover_cuda_devices();
-    if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
-      const std::string hint = found.devices.empty()
-                                   ? ""
-                                   : "; WEFT_CUDA_LOGICAL_DEVICES=" + std::to_string(o.gpus) + " runs " +
-                                         std::to_string(o.gpus) + " logical devices on the GPUs present";
-      throw UsageError("--gpus " + std::to_string(o.gpus) + ": only " + std::to_string(found.devices.size()) +
-                       " CUDA device(s) found" + (found.note.empty() ? "" : " (" + found.note + ")") + hint);
-    }
-    check_outputs(o);
-    return run_on_gpus(o, config);
-  }
-  check_outputs(o);
-  return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config)
-                               : run_solver<weft::ContiguousView, false>(o, config);
+  if (const auto code = weft::examples::parse(app, argc, argv, /*quiet=*/!ranks.root())) return *code;
+  weft::euler::SolverConfig config;
+  ranks.together([&] {  // each rank checks the outputs it writes
+    config = solver_config(o);
+    check_options(o);
+    if (o.gpus > 0) check_gpus(o, ranks.size());
+    check_outputs(o, o.gpus == 0 && ranks.group() != nullptr ? ranks.rank() : -1);  // --gpus: one process
+  });
+  if (o.gpus > 0) return run_on_gpus(o, config);  // a single rank (check_gpus)
+  return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config, ranks)
+                               : run_solver<weft::ContiguousView, false>(o, config, ranks);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return weft::examples::run_main("euler2d", [&] { return euler2d(argc, argv); });
+#if WEFT_EXAMPLES_MPI
+  if (weft::examples::launched_by_mpi()) {
+    return weft::examples::run_main_on_ranks("euler2d", argc, argv,
+                                             [&](const auto& ranks) { return euler2d(argc, argv, ranks); });
+  }
+#endif
+  return weft::examples::run_main("euler2d",
+                                  [&] { return euler2d(argc, argv, weft::examples::OneProcess{}); });
 }

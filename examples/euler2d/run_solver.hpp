@@ -1,16 +1,20 @@
 // One run of the solver with euler2d's options, its progress line, images
 // and summary: the whole program after the arguments are parsed. A template
 // on where the kernels run, so that main.cpp instantiates the host run and
-// gpu_run.cu (compiled by nvcc) the GPU run from the same source.
+// gpu_run.cu (compiled by nvcc) the GPU run from the same source, and on
+// the ranks it runs on (../ranks.hpp: one process, or MPI ranks under
+// mpirun, which only main.cpp instantiates).
 #pragma once
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../output_file.hpp"
+#include "../ranks.hpp"
 #include "exact_riemann.hpp"
 #include "options.hpp"
 #include "png_image.hpp"
@@ -58,6 +63,18 @@ inline std::string periodic_image_name(long step) {
   return name;
 }
 
+// The trace file of `rank` of a run over ranks: path with ".RANK" before its
+// extension (t.json: t.0.json, t.1.json, ..., which weft trace merge
+// joins); path itself for one process (rank < 0).
+inline std::string rank_trace_name(const std::string& path, int rank) {
+  if (rank < 0 || path.empty()) return path;
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  const std::size_t at = has_extension ? dot : path.size();
+  return path.substr(0, at) + "." + std::to_string(rank) + path.substr(at);
+}
+
 // Runs each output's write and keeps its failure (a message naming the
 // file), so that one failed output does not stop the others.
 class OutputFailures {
@@ -82,8 +99,30 @@ class OutputFailures {
   std::vector<std::string> messages_;
 };
 
-template <class Layout, bool Gpu>
-int run_solver(const Options& o, const SolverConfig& config) {
+// FNV-1a over the bytes of every conserved variable of every cell.
+template <class Field>
+std::uint64_t state_checksum(const Field& field, std::size_t nx, std::size_t ny) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (std::size_t j = 0; j < ny; ++j) {
+    for (std::size_t i = 0; i < nx; ++i) {
+      const auto cell = field(i, j);
+      for (std::size_t k = 0; k < std::remove_cvref_t<decltype(cell)>::conserved_count; ++k) {
+        const double value = cell.conserved(k);
+        unsigned char bytes[sizeof value];
+        std::memcpy(bytes, &value, sizeof value);
+        for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+      }
+    }
+  }
+  return hash;
+}
+
+// The run, on one process (Ranks: weft::examples::OneProcess) or on the
+// ranks of an MPI job (MpiRanks, which only the host run takes): every rank
+// runs the same steps on its blocks; rank 0 gathers the field for the
+// images, the checksum and the accuracy, and prints.
+template <class Layout, bool Gpu, class Ranks = weft::examples::OneProcess>
+int run_solver(const Options& o, SolverConfig config, const Ranks& ranks = {}) {
   weft::ExecutorConfig ex;
   if (o.threads > 0) ex.cpu_workers = o.threads;
   if constexpr (!Gpu) {
@@ -91,68 +130,87 @@ int run_solver(const Options& o, const SolverConfig& config) {
     ex.use_cuda = false;
   }
   weft::Executor executor(ex);
-  Solver<Layout, Gpu> solver(config);
+  config.ranks = ranks.group();
+  std::optional<Solver<Layout, Gpu>> made;
+  ranks.together([&] { made.emplace(config); });  // every rank, or none, goes on
+  Solver<Layout, Gpu>& solver = *made;
 
   const double end_time = o.end_time >= 0.0 ? o.end_time : (config.problem == Problem::sod ? 0.25 : 0.1);
+  const double stop_time = o.steps > 0 && o.end_time < 0.0 ? 0.0 : end_time;  // 0: steps only
   const double cells = static_cast<double>(config.nx * config.ny);
-  const auto density_image = [&](const std::string& path) {
+  using Field = typename Solver<Layout, Gpu>::Field;
+  // The whole field on rank 0 (an empty tensor on the others). Collective.
+  const auto gather = [&] {
+    solver.sync_host();
+    return ranks.gather(solver.host_field());
+  };
+  const auto density_image = [&](const Field& whole, const std::string& path) {
     // Log scale: the bubble (0.1) and the shocked gas (about 4.5, more where
     // it is compressed further) both stay readable.
-    write_png(path, config.nx, config.ny, [&](std::size_t i, std::size_t j) { return solver.density(i, j); },
+    write_png(path, config.nx, config.ny, [&](std::size_t i, std::size_t j) { return whole(i, j).density(); },
               {0.1, 8.0, true});
   };
-  Progress progress(!o.quiet && isatty(STDERR_FILENO) != 0, cells);
+  Progress progress(ranks.root() && !o.quiet && isatty(STDERR_FILENO) != 0, cells);
   OutputFailures failures;
   bool periodic_images = o.png_every > 0;  // until one fails: the run goes on without them
-  solver.on_step([&](const StepInfo& info) {
-    progress.update(info);
-    if (periodic_images && info.step % o.png_every == 0) {
-      solver.sync_host();  // the step's GPU work is done when on_step runs
-      periodic_images = failures.attempt([&] { density_image(periodic_image_name(info.step)); });
-    }
-  });
+  solver.on_step([&](const StepInfo& info) { progress.update(info); });
+  const auto finished = [&] {
+    const StepInfo& info = solver.info();
+    return (o.steps > 0 && info.step >= o.steps) || (stop_time > 0.0 && info.time >= stop_time);
+  };
 
-  if (!o.trace.empty()) executor.start_trace();
+  const std::string trace = rank_trace_name(o.trace, config.ranks != nullptr ? ranks.rank() : -1);
+  if (!trace.empty()) executor.start_trace();
   const auto start = std::chrono::steady_clock::now();
-  solver.run(executor, o.steps, o.steps > 0 && o.end_time < 0.0 ? 0.0 : end_time);
+  // In runs of --png-every steps, between which the field is gathered (a
+  // gather cannot run inside a node); a run that fails fails on every rank.
+  while (!finished()) {
+    const long step = solver.info().step;
+    long count = o.steps > 0 ? o.steps - step : 0;
+    if (o.png_every > 0) {
+      const long to_image = o.png_every - step % o.png_every;
+      count = count > 0 ? std::min(count, to_image) : to_image;
+    }
+    ranks.together([&] { solver.run(executor, count, stop_time); });
+    if (o.png_every > 0 && solver.info().step % o.png_every == 0) {
+      const Field whole = gather();
+      if (ranks.root() && periodic_images) {
+        periodic_images =
+            failures.attempt([&] { density_image(whole, periodic_image_name(solver.info().step)); });
+      }
+    }
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
-  if (!o.trace.empty()) failures.attempt([&] { executor.write_trace(o.trace); });
-  solver.sync_host();
+
+  const StepInfo& info = solver.info();
+  const bool sod_accuracy = config.problem == Problem::sod && info.time > 0.0;
+  const Field whole = !o.png.empty() || o.checksum || sod_accuracy ? gather() : Field();
+  if (!trace.empty()) failures.attempt([&] { executor.write_trace(trace); });  // each rank its own
+  if (!ranks.root()) return failures.report();  // rank 0 writes the rest and reports
+
   if (!o.dump_graph.empty()) {
     failures.attempt(
         [&] { weft::examples::write_file(o.dump_graph, solver.graph().to_json().dump(2) + '\n'); });
   }
-  const bool png_written = !o.png.empty() && failures.attempt([&] { density_image(o.png); });
-
-  const StepInfo& info = solver.info();
+  const bool png_written = !o.png.empty() && failures.attempt([&] { density_image(whole, o.png); });
   std::string checksum;
   if (o.checksum) {
-    // FNV-1a over the bytes of every conserved variable of every cell.
-    std::uint64_t hash = 1469598103934665603ull;
-    for (std::size_t j = 0; j < config.ny; ++j) {
-      for (std::size_t i = 0; i < config.nx; ++i) {
-        const auto cell = solver.host_field()(i, j);
-        for (std::size_t k = 0; k < std::remove_cvref_t<decltype(cell)>::conserved_count; ++k) {
-          const double value = cell.conserved(k);
-          unsigned char bytes[sizeof value];
-          std::memcpy(bytes, &value, sizeof value);
-          for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
-        }
-      }
-    }
     char text[48];
-    std::snprintf(text, sizeof text, "; checksum %016llx", static_cast<unsigned long long>(hash));
+    std::snprintf(text, sizeof text, "; checksum %016llx",
+                  static_cast<unsigned long long>(state_checksum(whole, config.nx, config.ny)));
     checksum = text;
   }
-  const std::string where =
+  std::string where =
       Gpu ? std::to_string(o.gpus) + " GPU(s)" : std::to_string(executor.cpu_worker_count()) + " threads";
+  if (config.ranks != nullptr)
+    where = std::to_string(ranks.size()) + (ranks.size() == 1 ? " rank x " : " ranks x ") + where;
   // Sod's tube has an exact solution: how far the run is from it.
   std::string accuracy;
-  if (config.problem == Problem::sod && info.time > 0.0) {
+  if (sod_accuracy) {
     const double error =
         sod_l1_density_error(config.nx, config.ny, info.time, config.gamma,
-                             [&](std::size_t i, std::size_t j) { return solver.density(i, j); });
+                             [&](std::size_t i, std::size_t j) { return whole(i, j).density(); });
     char text[96];
     std::snprintf(text, sizeof text, "; L1 density error against the exact solution %.3e", error);
     accuracy = text;

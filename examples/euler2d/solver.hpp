@@ -16,6 +16,12 @@
 // time step (a maximum, which does not depend on the order it is taken in),
 // so the result is bitwise the same for any split.
 //
+// Given a rank group (SolverConfig::ranks, from weft::mpi::Session::world()
+// under mpirun), the fields are spread over its ranks: each rank holds and
+// computes the blocks of its partitions, the padding between ranks travels
+// as messages and the reduction gives every rank the same maximum, so the
+// same graph on every rank computes bitwise the same steps as one process.
+//
 // On GPUs (Solver<Layout, true>, which only .cu files can instantiate) the
 // fields live in GPU memory and the same graph runs its kernels as
 // weft::cuda::kernel nodes, its boundaries and reduction on the GPU and its
@@ -46,6 +52,8 @@ struct SolverConfig {
   double gamma = 1.4;
   int gpus = 0;  // Solver<Layout, true>: CUDA devices to use (0: all present)
   ExecutionKind execution = ExecutionKind::Cpu;
+  // Given: the fields are spread over these ranks (host memory only).
+  std::shared_ptr<RankGroup> ranks;
 };
 
 // Where the run is; the last node of each step updates it.
@@ -101,25 +109,29 @@ class Solver {
   using Cell = State<double, Layout>;
   using Field = Tensor<Cell, 2>;
 
-  // Throws std::invalid_argument when the grid cannot be split as asked
-  // (and, on GPUs, std::runtime_error when no CUDA device is usable).
+  // Throws std::invalid_argument when the grid cannot be split as asked,
+  // or for ranks on GPUs (and, on GPUs, std::runtime_error when no CUDA
+  // device is usable).
   explicit Solver(const SolverConfig& config)
-      : config_(config),
-        in_(make_field(config, Gpu)),
-        out_(make_field(config, Gpu)),
-        wave_speeds_(Gpu ? Tensor<double, 2>(CudaMemory::on_devices(config.gpus), {1, config.partitions},
-                                             {1, config.sub_partitions}, config.nx, config.ny)
-                         : Tensor<double, 2>({1, config.partitions}, {1, config.sub_partitions}, config.nx,
-                                             config.ny)),
+      : config_(checked(config)),
+        in_(make_field<Cell>(config, Gpu, 1)),
+        out_(make_field<Cell>(config, Gpu, 1)),
+        wave_speeds_(make_field<double>(config, Gpu, 0)),
         max_wave_speed_(make_reduction_result<double>(0.0)),
         info_(make_step_info()) {
-    // The initial state is set on the host (a host twin of the field on GPUs).
-    if constexpr (Gpu) host_ = make_field(config, false);
+    // The initial state is set on the host (a host twin of the field on
+    // GPUs), in the blocks this rank holds.
+    if constexpr (Gpu) host_ = make_field<Cell>(config, false, 1);
     const Field& initial = Gpu ? host_ : in_;
-    for (std::size_t j = 0; j < config.ny; ++j) {
-      for (std::size_t i = 0; i < config.nx; ++i) {
-        const Primitive p = initial_state(config.problem, i, j, config.nx, config.ny, config.gamma);
-        initial(i, j).set_primitive(p.density, p.velocity_x, p.velocity_y, p.pressure, config.gamma);
+    const TensorGeometry<2>& g = initial.geometry();
+    for (std::size_t b = 0; b < initial.block_count(); ++b) {
+      if (!initial.is_local(b)) continue;
+      const Extents<2> origin = g.block_origin(b), extent = g.block_extent(b);
+      for (std::size_t j = origin[1]; j < origin[1] + extent[1]; ++j) {
+        for (std::size_t i = origin[0]; i < origin[0] + extent[0]; ++i) {
+          const Primitive p = initial_state(config.problem, i, j, config.nx, config.ny, config.gamma);
+          initial(i, j).set_primitive(p.density, p.velocity_x, p.velocity_y, p.pressure, config.gamma);
+        }
       }
     }
     if constexpr (Gpu) deep_copy(in_, host_);
@@ -155,7 +167,8 @@ class Solver {
   const SolverConfig& config() const noexcept { return config_; }
   const Graph& graph() const noexcept { return graph_; }
   // The conserved state, after the last completed step (on GPUs in GPU
-  // memory: sync_host() copies it to host_field()).
+  // memory: sync_host() copies it to host_field(); over ranks, this rank's
+  // blocks only: weft::mpi::gather collects them).
   const Field& field() const noexcept { return in_; }
   // On GPUs: copies the field to its host twin, which density() reads; call
   // it between runs or from on_step. Nothing to do on the host.
@@ -167,10 +180,22 @@ class Solver {
   double dx() const noexcept { return cell_size(config_.problem, config_.nx, config_.ny); }
 
  private:
-  static Field make_field(const SolverConfig& c, bool gpu_memory) {
+  static const SolverConfig& checked(const SolverConfig& c) {
+    if (Gpu && c.ranks != nullptr)
+      throw std::invalid_argument("Solver: fields spread over ranks live in host memory; not on GPUs");
+    return c;
+  }
+
+  // A field of the grid split as configured: in GPU memory, over the
+  // configured ranks, or in this process's host memory.
+  template <class T>
+  static Tensor<T, 2> make_field(const SolverConfig& c, bool gpu_memory, std::size_t padding) {
+    const Extents<2> partitions{1, c.partitions}, sub_partitions{1, c.sub_partitions};
     if (gpu_memory)
-      return Field(CudaMemory::on_devices(c.gpus), {1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
-    return Field({1, c.partitions}, {1, c.sub_partitions}, 1, c.nx, c.ny);
+      return Tensor<T, 2>(CudaMemory::on_devices(c.gpus), partitions, sub_partitions, padding, c.nx, c.ny);
+    if (c.ranks != nullptr)
+      return Tensor<T, 2>(distributed(c.ranks), partitions, sub_partitions, padding, c.nx, c.ny);
+    return Tensor<T, 2>(partitions, sub_partitions, padding, c.nx, c.ny);
   }
 
   // GPU kernels read the time step from it, so on GPUs it lives in
