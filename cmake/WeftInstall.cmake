@@ -1,8 +1,11 @@
-# `cmake --install` puts headers, the layer libraries and weftConfig.cmake under
-# the prefix, so an outside project can find_package(weft) and link weft::weft.
+# `cmake --install` puts headers, the layer libraries, weftConfig.cmake (with
+# its version file) and weft.pc under the prefix, so an outside project can
+# find_package(weft 0.1) and link weft::weft, or ask pkg-config (docs/install.md).
+# Only the layers and the umbrella are exported: weft_build_flags (warnings,
+# -Werror) reaches the layers through $<BUILD_INTERFACE:...> and stays here.
 include(CMakePackageConfigHelpers)
 get_property(weft_layer_targets GLOBAL PROPERTY WEFT_LAYER_TARGETS)
-install(TARGETS weft weft_build_flags ${weft_layer_targets} EXPORT weftTargets
+install(TARGETS weft ${weft_layer_targets} EXPORT weftTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -11,8 +14,11 @@ install(EXPORT weftTargets NAMESPACE weft:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/
 configure_package_config_file(cmake/weftConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+# 0.x: a new minor version may break the API, so 0.1 accepts 0.1.* only.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/weftConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/weftConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/weftConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/weft)
+
+include(cmake/WeftPkgConfig.cmake)

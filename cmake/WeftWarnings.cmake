@@ -38,7 +38,9 @@ function(weft_add_layer name)
     add_library(${target} INTERFACE)
     set(scope INTERFACE)
   endif()
+  # weft::<name> in this build and, through EXPORT_NAME, in an install.
   add_library(weft::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
   target_compile_features(${target} ${scope} cxx_std_20)
   target_include_directories(${target} ${scope}
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
