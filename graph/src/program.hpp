@@ -68,6 +68,12 @@ class GpuNodes {
 
 // Distributed graphs (rank_nodes.cpp): this rank's view of the nodes and the
 // channel their messages go through.
+// Frees what HostPinnedSpace allocated (a message's staging buffer).
+struct PinnedFree {
+  std::size_t bytes = 0;
+  void operator()(std::byte* p) const noexcept;
+};
+
 class RankNodes {
  public:
   RankNodes() = default;
@@ -98,7 +104,10 @@ class RankNodes {
     int tag = -1;
     const RankMessage* message = nullptr;
     std::vector<std::byte> inbox;  // padding received here, unpacked on arrival
-    std::atomic<int> pending{0};   // sends or receives not yet complete
+    // GPU memory: page-locked host memory that padding is packed into and
+    // received into (HostPinnedSpace), so copies to the device run at full speed.
+    std::unique_ptr<std::byte, PinnedFree> staging;
+    std::atomic<int> pending{0};  // sends or receives not yet complete
     std::mutex error_mutex;
     std::exception_ptr error;
     static void send(void* state);

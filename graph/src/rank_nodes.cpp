@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <weft/backends/memory_space.hpp>
 #include <weft/runtime/trace.hpp>
 
 namespace weft::detail {
@@ -103,7 +104,12 @@ void RankNodes::prepare(const Graph& graph, const NodeRanks& ranks, const std::v
     node.node = m.node;
     node.tag = static_cast<int>(k);
     node.message = &m;
-    if (receives && !partial) node.inbox.resize(m.bytes);
+    if (m.gpu_memory) {
+      node.staging = std::unique_ptr<std::byte, PinnedFree>(
+          static_cast<std::byte*>(HostPinnedSpace{}.allocate(m.bytes)), PinnedFree{m.bytes});
+    } else if (receives && !partial) {
+      node.inbox.resize(m.bytes);
+    }
     early[i] = 0;  // every successor waits for the message
     calls[i] = WorkGraphNodeCall::of(sends ? &MessageNode::send : &MessageNode::receive, &node);
   }
@@ -113,6 +119,7 @@ void RankNodes::prepare(const Graph& graph, const NodeRanks& ranks, const std::v
     const std::int32_t owner = ranks.owner_of(static_cast<std::int32_t>(i));
     if (owner >= 0 && owner != rank_) {
       calls[i] = WorkGraphNodeCall::of(&do_nothing, nullptr);
+      early[i] = -1;  // a GPU node of another rank: done once it returns
       continue;
     }
     if (early[i] >= 0) continue;  // GPU nodes report failures through the pass
@@ -124,6 +131,8 @@ void RankNodes::prepare(const Graph& graph, const NodeRanks& ranks, const std::v
 }
 
 void RankNodes::attach(const WorkGraphPolicy<int>& policy) noexcept { policy_ = &policy; }
+
+void PinnedFree::operator()(std::byte* p) const noexcept { HostPinnedSpace{}.deallocate(p, bytes); }
 
 // Runs f; if it throws, tells the other ranks at once, then rethrows.
 template <class F>
@@ -155,7 +164,12 @@ void RankNodes::MessageNode::send(void* state) {
   RankChannel& channel = *self->owner->channel_;
   if (m.receiver >= 0) {
     std::vector<std::byte> data = channel.lend(m.bytes);
-    m.pack(data.data());
+    if (self->staging) {
+      m.pack(self->staging.get());  // from the device, waited for
+      std::memcpy(data.data(), self->staging.get(), m.bytes);
+    } else {
+      m.pack(data.data());
+    }
     self->pending.store(1, std::memory_order_relaxed);
     channel.send(m.receiver, self->tag, std::move(data), &MessageNode::done, self);
     return;
@@ -175,7 +189,9 @@ void RankNodes::MessageNode::receive(void* state) {
   auto* self = static_cast<MessageNode*>(state);
   const RankMessage& m = *self->message;
   self->pending.store(1, std::memory_order_relaxed);
-  void* into = m.receiver >= 0 ? static_cast<void*>(self->inbox.data()) : m.partial.data;
+  void* into = m.receiver < 0  ? m.partial.data
+               : self->staging ? static_cast<void*>(self->staging.get())
+                               : static_cast<void*>(self->inbox.data());
   self->owner->channel_->receive(m.sender, self->tag, into, m.bytes, &MessageNode::done, self);
 }
 
@@ -186,7 +202,9 @@ void RankNodes::MessageNode::done(void* state, std::exception_ptr error) {
     if (!self->error) self->error = error;
   } else if (self->message->receiver == self->owner->rank_) {
     try {
-      self->message->unpack(self->inbox.data());
+      // To the device (waited for) when staged: on the progress thread, a
+      // short stall, but the node completes only once the padding is there.
+      self->message->unpack(self->staging ? self->staging.get() : self->inbox.data());
     } catch (...) {
       std::lock_guard<std::mutex> lock(self->error_mutex);
       if (!self->error) self->error = std::current_exception();

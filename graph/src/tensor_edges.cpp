@@ -103,7 +103,14 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
         node.padding_to = to;
         node.split = split;
         node.device = use.devices[from];
-        if (use.gpu_memory) {
+        // Between ranks the node sends or receives (rank_nodes.cpp): a host
+        // node even for GPU memory, so that it runs once the kernels that
+        // wrote `from` have finished, and its GPU successors after it.
+        const bool between_ranks =
+            !use.owners.empty() && use.owners[from] != use.owners[static_cast<std::size_t>(to)];
+        if (between_ranks) {
+          node.call = WorkGraphNodeCall::of([](void*) {}, nullptr);  // lowering makes it send or receive
+        } else if (use.gpu_memory) {
           // A GPU node on the receiving device's first copy stream, so that
           // it overlaps the kernels (Figure 7); events order it.
           node.execution = ExecutionKind::Gpu;
@@ -134,6 +141,7 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
             message.from = static_cast<std::int32_t>(from);
             message.to = to;
             message.bytes = use.padding_bytes(from, static_cast<std::size_t>(to));
+            message.gpu_memory = use.gpu_memory;
             message.pack = [pack = use.pack_padding, from, to](void* out) {
               pack(from, static_cast<std::size_t>(to), out);
             };

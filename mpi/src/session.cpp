@@ -57,7 +57,8 @@ void Session::start(int* argc, char*** argv) {
   MPI_Comm_free(&local);
   // From here on only the progress thread calls MPI, until the destructor.
   progress_ = std::make_shared<detail::Progress>();
-  world_ = std::make_shared<detail::MpiGroup>(progress_, MPI_COMM_WORLD, "MPI_COMM_WORLD", rank_, size_);
+  world_ = std::make_shared<detail::MpiGroup>(progress_, MPI_COMM_WORLD, "MPI_COMM_WORLD", rank_, size_,
+                                              local_rank_);
 }
 
 Session::~Session() {

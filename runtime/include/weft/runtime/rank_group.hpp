@@ -64,6 +64,9 @@ class RankGroup {
   virtual ~RankGroup() = default;
   virtual int rank() const noexcept = 0;
   virtual int size() const noexcept = 0;
+  // This rank's index among the ranks on its machine (a distributed tensor
+  // in GPU memory uses GPU local_rank() % devices); rank() unless known.
+  virtual int local_rank() const noexcept { return rank(); }
   // What the group is, for messages: "MPI_COMM_WORLD (4 ranks)".
   virtual std::string describe() const = 0;
   // A new channel with message tags [0, tags). Collective: every rank

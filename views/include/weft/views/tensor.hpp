@@ -133,6 +133,22 @@ class Tensor {
       : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), true,
                                      memory.devices, nullptr)) {}
 
+  // Spread over ranks with each rank's blocks in GPU memory: all on the GPU
+  // local_rank() % devices (RankGroup::local_rank, devices: what `memory`
+  // asks for, else every device present). Padding between ranks is staged
+  // through page-locked host memory.
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(const Distribution& distribution, CudaMemory memory, const Extents<D>& partitions,
+             Sizes... sizes)
+      : Tensor(distribution, memory, partitions, ones(), sizes...) {}
+  template <std::integral... Sizes>
+  requires(sizeof...(Sizes) == D || sizeof...(Sizes) == D + 1)
+      Tensor(const Distribution& distribution, CudaMemory memory, const Extents<D>& partitions,
+             const Extents<D>& sub_partitions, Sizes... sizes)
+      : impl_(std::make_shared<Impl>(make_geometry(partitions, sub_partitions, sizes...), true,
+                                     memory.devices, &distribution)) {}
+
   bool empty() const noexcept { return impl_ == nullptr; }
   // Whether the blocks are GPU memory (made with cuda_memory).
   bool in_gpu_memory() const { return checked().gpu; }
@@ -245,14 +261,19 @@ class Tensor {
   std::size_t padding_bytes(std::size_t from, std::size_t to) const {
     return element_storage<T>::bytes(overlap(checked_block(from), checked_block(to)).count);
   }
+  // In GPU memory, `out` and `in` are host memory (pinned for speed): the
+  // copies go through a copy stream of the block's device, and both return
+  // once it is done (the caller makes sure the block's kernels are).
   void pack_padding(std::size_t from, std::size_t to, void* out) const {
     require_local(from, "pack_padding");
     const Overlap o = overlap(from, checked_block(to));
     const BlockSpace<D>& src = block_space(from);
     std::size_t at = 0;
-    walk_rows(o, [&](const Index& row, std::size_t n) {
-      element_storage<T>::copy(out, at, o.count, src.data, offset_in(from, row), src.count, n);
-      at += n;
+    with_host_move(from, [&](const auto& move) {
+      walk_rows(o, [&](const Index& row, std::size_t n) {
+        element_storage<T>::copy(out, at, o.count, src.data, offset_in(from, row), src.count, n, move);
+        at += n;
+      });
     });
   }
   void unpack_padding(std::size_t from, std::size_t to, const void* in) const {
@@ -260,9 +281,11 @@ class Tensor {
     const Overlap o = overlap(checked_block(from), to);
     const BlockSpace<D>& dst = block_space(to);
     std::size_t at = 0;
-    walk_rows(o, [&](const Index& row, std::size_t n) {
-      element_storage<T>::copy(dst.data, offset_in(to, row), dst.count, in, at, o.count, n);
-      at += n;
+    with_host_move(to, [&](const auto& move) {
+      walk_rows(o, [&](const Index& row, std::size_t n) {
+        element_storage<T>::copy(dst.data, offset_in(to, row), dst.count, in, at, o.count, n, move);
+        at += n;
+      });
     });
   }
 
@@ -278,6 +301,25 @@ class Tensor {
   }
 
  private:
+  // Calls f with how to move bytes between host memory and `block`'s
+  // memory: memcpy, or (GPU memory) copies on a copy stream of its device,
+  // waited for before returning.
+  template <class F>
+  void with_host_move(std::size_t block, const F& f) const {
+    if (!checked().gpu) {
+      f(detail::HostMove{});
+      return;
+    }
+    const int device = cuda_device_of(block);
+    const DeviceStreams& streams = shared_device_streams(device);
+    const CudaStream stream =
+        streams.copy_stream_count() > 0 ? streams.copy_stream(0) : streams.compute_stream();
+    f([stream, device](void* dst, const void* src, std::size_t bytes) {
+      stream_ops::copy(dst, src, bytes, stream, device);
+    });
+    stream_ops::synchronize(stream, device);
+  }
+
   template <class Move>
   void copy_padding_with(std::size_t from, std::size_t to, const Move& move) const {
     const Overlap o = overlap(checked_block(from), checked_block(to));
@@ -314,10 +356,6 @@ class Tensor {
         owners = detail::resolve_owners(*distribution, g.device_count());
         group = distribution->group;
         rank = group->rank();
-        if (gpu) {
-          throw std::invalid_argument(
-              "Tensor: a distributed tensor in GPU memory is not supported yet; distribute host tensors");
-        }
       }
       std::vector<Block> planned = plan_blocks(g);  // throws for impossible sizes, before any allocation
       blocks.reserve(planned.size());
@@ -341,14 +379,23 @@ class Tensor {
         for (std::size_t b = 0; b < planned.size(); ++b) {
           Block block = planned[b];
           BlockSpace<D>& s = block.space;
+          const bool local = owners.empty() || owners[g.device_of(b)] == rank;
           if (gpu) {
-            block.cuda_device = static_cast<int>(g.device_of(b) % static_cast<std::size_t>(cuda_devices));
+            // Distributed: every block of this rank on the one GPU it drives.
+            block.cuda_device =
+                owners.empty() ? static_cast<int>(g.device_of(b) % static_cast<std::size_t>(cuda_devices))
+                               : group->local_rank() % cuda_devices;
+            if (!local) {
+              s.data = nullptr;  // another rank's block
+              blocks.push_back(block);
+              continue;
+            }
             s.data = CudaSpace(block.cuda_device).allocate(block.bytes);
             blocks.push_back(block);
             DeviceStreams& streams = shared_device_streams(block.cuda_device);
             stream_ops::fill_zero(s.data, block.bytes, streams.compute_stream(), block.cuda_device);
             stream_ops::synchronize(streams.compute_stream(), block.cuda_device);
-          } else if (owners.empty() || owners[g.device_of(b)] == rank) {
+          } else if (local) {
             s.data = HostSpace{}.allocate(block.bytes);
             blocks.push_back(block);
           } else {
@@ -420,7 +467,7 @@ class Tensor {
     }
     void release() noexcept {
       for (Block& b : blocks) {
-        if (gpu) {
+        if (gpu && b.space.data != nullptr) {
           CudaSpace(b.cuda_device).deallocate(b.space.data, b.bytes);  // waits for the device's work
         } else if (b.space.data != nullptr) {
           HostSpace{}.deallocate(b.space.data, b.bytes);

@@ -25,6 +25,7 @@ struct RankMessage {
   std::int32_t receiver = -1;       // -1: every rank but the sender
   std::int32_t from = -1, to = -1;  // padding copies: the blocks
   std::size_t bytes = 0;
+  bool gpu_memory = false;              // the tensor's blocks are in GPU memory: stage in pinned memory
   std::function<void(void* out)> pack;  // padding copies
   std::function<void(const void* in)> unpack;
   PartialSlot partial;  // partials: the value, sent from and received into
