@@ -57,7 +57,7 @@ void Progress::cancel(std::uint64_t ticket) {
 }
 
 void Progress::add_poller(const void* key, std::function<void()> f) {
-  pollers_.emplace_back(key, std::move(f));
+  pollers_.emplace_back(key, std::make_shared<std::function<void()>>(std::move(f)));
 }
 
 void Progress::remove_poller(const void* key) {
@@ -82,6 +82,9 @@ void Progress::loop() {
   std::vector<std::function<void()>> batch;
   std::vector<int> indices;
   std::vector<MPI_Status> statuses;
+  // Completed requests' callbacks, taken out before they run (they may
+  // watch more); kept across turns so that a warm loop allocates nothing.
+  std::vector<std::pair<std::function<void(const MPI_Status&)>, MPI_Status>> finished;
   int idle = 0;
   while (true) {
     {
@@ -96,8 +99,8 @@ void Progress::loop() {
     for (auto& f : batch) run_guarded(f, "a posted call");
     batch.clear();
     for (std::size_t k = 0; k < pollers_.size(); ++k) {
-      auto f = pollers_[k].second;  // a copy: it may remove itself
-      run_guarded(f, "a poller");
+      const std::shared_ptr<std::function<void()>> f = pollers_[k].second;  // it may remove itself
+      run_guarded(*f, "a poller");
     }
     if (!requests_.empty()) {
       const int n = static_cast<int>(requests_.size());
@@ -109,8 +112,7 @@ void Progress::loop() {
         progressed = true;
         completed_ += static_cast<std::size_t>(done);
         // Take the completed ones out first: their completions may watch more.
-        std::vector<std::pair<std::function<void(const MPI_Status&)>, MPI_Status>> finished;
-        finished.reserve(static_cast<std::size_t>(done));
+        finished.clear();
         for (int k = 0; k < done; ++k) {
           const auto i = static_cast<std::size_t>(indices[static_cast<std::size_t>(k)]);
           finished.emplace_back(std::move(dones_[i]), statuses[static_cast<std::size_t>(k)]);
@@ -127,6 +129,7 @@ void Progress::loop() {
         dones_.resize(kept);
         tickets_.resize(kept);
         for (auto& [f, status] : finished) run_guarded(f, "a completion", status);
+        finished.clear();
       }
     }
     if (progressed) {

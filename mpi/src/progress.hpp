@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -71,7 +72,8 @@ class Progress {
   std::vector<std::function<void(const MPI_Status&)>> dones_;
   std::vector<std::uint64_t> tickets_;
   std::uint64_t next_ticket_ = 0;
-  std::vector<std::pair<const void*, std::function<void()>>> pollers_;
+  // Shared, so a turn calls each without copying the callable.
+  std::vector<std::pair<const void*, std::shared_ptr<std::function<void()>>>> pollers_;
   std::size_t completed_ = 0;
   std::thread thread_;
 };
