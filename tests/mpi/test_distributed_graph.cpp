@@ -293,3 +293,27 @@ TEST_CASE("Mpi.every_message_is_received_once_and_none_is_left") {
   session->call([&] { MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD); });
   CHECK(totals[0] == totals[1]);
 }
+
+TEST_CASE("Mpi.gather_puts_every_block_on_the_root_and_refuses_a_whole_tensor") {
+  weft::Executor executor(two_workers());
+  const int root = session->size() - 1;
+  weft::Tensor<double, 2> x(weft::distributed(session->world()), {2, 4}, 1, 30, 40), x1({2, 4}, 1, 30, 40);
+  weft::Graph g, g1;
+  g.split(Fill{}, x);
+  g1.split(Fill{}, x1);
+  executor.run(g).get();
+  executor.run(g1).get();
+  const weft::Tensor<double, 2> whole = weft::mpi::gather(*session, x, root);
+  if (session->rank() == root) {
+    REQUIRE_FALSE(whole.empty());
+    for (std::size_t b = 0; b < x1.block_count(); ++b) {
+      const weft::BlockSpace<2>& s = x1.block_space(b);
+      CHECK(std::memcmp(whole.block_space(b).data, s.data, s.count * sizeof(double)) == 0);
+    }
+  } else {
+    CHECK(whole.empty());
+  }
+  CHECK_THROWS_WITH_AS(weft::mpi::gather(*session, x1, root),
+                       "weft::mpi::gather: the tensor is not distributed (every rank holds all of it)",
+                       std::invalid_argument);
+}
