@@ -174,6 +174,10 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
             },
             b));
       }
+      if constexpr (std::is_trivially_copyable_v<R>) {
+        // Between ranks the partials travel from and to the page-locked slots.
+        op.partial = [pinned](std::size_t block) { return PartialSlot{pinned.get() + block, sizeof(R)}; };
+      }
       op.finish = NodeWork::make([result, pinned, blocks, reducer]() mutable {
         R total = result.initial_value();
         for (std::size_t b = 0; b < blocks; ++b) reducer.join(total, pinned.get()[b]);
