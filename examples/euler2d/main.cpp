@@ -8,20 +8,25 @@
 //   WEFT_CUDA_LOGICAL_DEVICES=2 euler2d --gpus 2     # the multi-GPU path on one GPU
 //   mpirun -np 2 euler2d --partitions 8 --checksum   # the partitions over 2 ranks
 //
-// Writes the density as a PNG (--png, and every K steps with --png-every),
-// shows progress on a terminal and ends with a one-line summary. Bad
-// arguments exit with code 2; a failed run, or an output that cannot be
-// written (each one is checked before the run starts), with 1.
+// Writes an image of the density, pressure, speed or schlieren (--field)
+// with a colour bar that gives its range (--png; with --png-every K also
+// frames out/run_000000.png, out/run_000040.png, ... from step 0), the state
+// as VTK image data for ParaView (--vtk), shows progress, percent done and
+// an ETA on a terminal, and ends with a one-line summary. Bad arguments exit
+// with code 2; a failed run, or an output that cannot be written (each one
+// is checked before the run starts), with 1.
 //
 // Under mpirun (in a build with MPI), the partitions are spread over the
 // ranks (host only: --gpus needs a single rank); rank 0 writes the outputs
 // and prints, except the traces: --trace t.json gives t.0.json, t.1.json,
-// ... (one a rank, for weft trace merge). The checksum is bitwise that of
-// one process with the same partitions.
+// ... (one a rank, for weft trace merge), and VTK: --vtk run.vti gives
+// run_rank0.vti, run_rank1.vti, ... (each rank's blocks) and run.pvti. The
+// checksum is bitwise that of one process with the same partitions.
 #include <CLI/CLI.hpp>
 
 #include <charconv>
 #include <cstddef>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <system_error>
@@ -37,7 +42,9 @@
 #endif
 #include "gpu_run.hpp"
 #include "options.hpp"
+#include "quantity.hpp"
 #include "run_solver.hpp"
+#include "vtk_image.hpp"
 
 namespace {
 
@@ -87,6 +94,12 @@ void check_options(const Options& o) {
   if (o.layout != "strided" && o.layout != "contiguous")
     throw UsageError("--layout: '" + o.layout + "' is not strided or contiguous");
   if (o.steps == 0 && o.end_time == 0.0) throw UsageError("--end-time 0 needs --steps");
+  if (o.png_every > 0 && o.png.empty())
+    throw UsageError("--png-every: the frames are named after --png, which is ''; give --png NAME.png");
+  if (!o.vtk.empty() && (o.vtk.size() < 5 || o.vtk.compare(o.vtk.size() - 4, 4, ".vti") != 0)) {
+    throw UsageError("--vtk: '" + o.vtk +
+                     "' does not end in .vti (VTK image data; ParaView picks its reader by the extension)");
+  }
 }
 
 void check_gpus(const Options& o, int ranks) {
@@ -109,23 +122,32 @@ void check_gpus(const Options& o, int ranks) {
 // Every output is checked before the run (weft::examples::check_writable
 // leaves nothing behind), so that a bad path fails now, not after the run.
 // Over ranks, rank 0 writes every output but the traces, one a rank
-// (rank_trace_name); rank < 0: one process.
+// (rank_trace_name) and the VTK pieces (vtk_piece_name); rank < 0: one
+// process.
 void check_outputs(const Options& o, int rank) {
   const std::string trace = weft::euler::rank_trace_name(o.trace, rank);
   std::vector<std::string> paths{trace};
   if (rank <= 0) {
     paths = {o.png, trace, o.dump_graph};
-    if (o.png_every > 0) paths.push_back(weft::euler::periodic_image_name(o.png_every));
+    if (o.png_every > 0) paths.push_back(weft::euler::frame_name(o.png, 0));
   }
+  if (!o.vtk.empty()) paths.push_back(rank < 0 ? o.vtk : weft::euler::vtk_piece_name(o.vtk, rank));
+  if (rank == 0 && !o.vtk.empty()) paths.push_back(weft::euler::pvti_name(o.vtk));
   weft::examples::check_all_writable(paths);
 }
 
-// Ranks: weft::examples::OneProcess, or MpiRanks under mpirun.
-template <class Ranks>
-int euler2d(int argc, char** argv, const Ranks& ranks) {
-  Options o;
-  CLI::App app("euler2d: the 2D Euler equations as a weft graph (Ripple's shock-bubble, or Sod's tube)",
-               "euler2d");
+// CLI11's check of --field: one of the quantities quantity.hpp computes.
+CLI::Validator quantity_name() {
+  return CLI::Validator(
+      [](std::string& name) -> std::string {
+        if (weft::euler::quantity_from_string(name)) return {};
+        return "'" + name + "' is not " + std::string(weft::euler::kQuantityNames);
+      },
+      "density|pressure|velocity|schlieren");
+}
+
+// euler2d's options, into `o`.
+void add_options(CLI::App& app, Options& o) {
   app.add_option("--problem", o.problem, "shock-bubble or sod")->capture_default_str();
   app.add_option("--size", o.size, "cells NXxNY (square cells; shock-bubble: height 1, sod: length 1)")
       ->capture_default_str();
@@ -150,20 +172,46 @@ int euler2d(int argc, char** argv, const Ranks& ranks) {
   app.add_option("--cfl", o.cfl, "CFL number per sweep")
       ->transform(finite_number(0.0, 1.0, /*low_open=*/true))
       ->capture_default_str();
-  app.add_option("--png", o.png, "density image at the end ('' for none)")->capture_default_str();
-  app.add_option("--png-every", o.png_every, "also write euler2d_density_STEP.png every K steps")
+  char schlieren[64];
+  std::snprintf(schlieren, sizeof schlieren, "exp(-%g |grad rho| / max |grad rho|)",
+                weft::euler::kSchlierenK);
+  app.add_option("--field", o.field,
+                 "what the images show: density, pressure, velocity (the speed) or schlieren (" +
+                     std::string(schlieren) +
+                     ", shocks dark); a colour bar under the field gives the range, on a log scale for "
+                     "density and pressure")
+      ->check(quantity_name())
+      ->capture_default_str();
+  app.add_option("--png", o.png, "image at the end (default: euler2d_FIELD.png; '' for none)");
+  app.add_option("--png-every", o.png_every,
+                 "also write a frame at step 0 and every K steps, named after --png: out/run.png gives "
+                 "out/run_000000.png, out/run_000010.png, ... for K = 10")
       ->transform(whole_number<long>(0));
+  app.add_option("--vtk", o.vtk,
+                 "write the final state as VTK image data, FILE.vti (cells: density, pressure, velocity; for "
+                 "ParaView); under mpirun one FILE_rank<r>.vti a rank and FILE.pvti, which opens them all");
   app.add_option("--dump-graph", o.dump_graph, "write the step graph as JSON");
   app.add_option("--trace", o.trace,
                  "write an execution trace (Chrome trace-event JSON; under mpirun one a rank: t.json gives "
                  "t.0.json, t.1.json, ...)");
-  app.add_flag("--quiet", o.quiet, "no progress line");
+  app.add_flag("--quiet", o.quiet,
+               "no progress line (step, time, percent done and ETA, shown on a terminal)");
   app.add_flag("--checksum", o.checksum,
                "end the summary with a hash of the final state (bit-for-bit comparisons)");
   app.footer(
       "Every output file is checked before the run starts. Exit codes: 0 success, 1 the run or an output "
       "failed, 2 usage error.");
+}
+
+// Ranks: weft::examples::OneProcess, or MpiRanks under mpirun.
+template <class Ranks>
+int euler2d(int argc, char** argv, const Ranks& ranks) {
+  Options o;
+  CLI::App app("euler2d: the 2D Euler equations as a weft graph (Ripple's shock-bubble, or Sod's tube)",
+               "euler2d");
+  add_options(app, o);
   if (const auto code = weft::examples::parse(app, argc, argv, /*quiet=*/!ranks.root())) return *code;
+  if (app.count("--png") == 0) o.png = "euler2d_" + o.field + ".png";
   weft::euler::SolverConfig config;
   ranks.together([&] {  // each rank checks the outputs it writes
     config = solver_config(o);

@@ -18,8 +18,10 @@ struct Options {
   int threads = 0;  // 0: the machine's cores
   int gpus = 0;
   double cfl = 0.9;
-  std::string png = "euler2d_density.png";
-  long png_every = 0;
+  std::string field = "density";  // what the images show: density, pressure, velocity or schlieren
+  std::string png;                // main sets the default, euler2d_<field>.png; "" for none
+  long png_every = 0;             // frames: png's name with _<step> before its extension
+  std::string vtk;                // a .vti file ("" for none); over ranks a piece a rank and a .pvti
   std::string dump_graph, trace;
   bool quiet = false;
   bool checksum = false;  // print a hash of the final state, to compare runs bit for bit

@@ -1,5 +1,5 @@
-// One run of the solver with euler2d's options, its progress line, images
-// and summary: the whole program after the arguments are parsed. A template
+// One run of the solver with euler2d's options, its progress line, images,
+// VTK output and summary: the whole program after the arguments are parsed. A template
 // on where the kernels run, so that main.cpp instantiates the host run and
 // gpu_run.cu (compiled by nvcc) the GPU run from the same source, and on
 // the ranks it runs on (../ranks.hpp: one process, or MPI ranks under
@@ -10,13 +10,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <weft/weft.hpp>
@@ -27,53 +24,14 @@
 #include "../ranks.hpp"
 #include "exact_riemann.hpp"
 #include "options.hpp"
+#include "output_names.hpp"
 #include "png_image.hpp"
+#include "progress.hpp"
+#include "quantity.hpp"
 #include "solver.hpp"
+#include "vtk_image.hpp"
 
 namespace weft::euler {
-
-// Progress on a terminal: rewritten in place at most a few times a second.
-class Progress {
- public:
-  Progress(bool enabled, double cells) : enabled_(enabled), cells_(cells) {}
-  void update(const weft::euler::StepInfo& info) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    const double seconds = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\rstep %6ld  t %.5f  dt %.3e  %7.2f Mcells/s ", info.step, info.time, info.dt,
-                 cells_ * static_cast<double>(info.step) / seconds / 1e6);
-    std::fflush(stderr);
-  }
-  void finish() {
-    if (enabled_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  bool enabled_;
-  double cells_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
-};
-
-// The image --png-every writes at `step`.
-inline std::string periodic_image_name(long step) {
-  char name[64];
-  std::snprintf(name, sizeof name, "euler2d_density_%06ld.png", step);
-  return name;
-}
-
-// The trace file of `rank` of a run over ranks: path with ".RANK" before its
-// extension (t.json: t.0.json, t.1.json, ..., which weft trace merge
-// joins); path itself for one process (rank < 0).
-inline std::string rank_trace_name(const std::string& path, int rank) {
-  if (rank < 0 || path.empty()) return path;
-  const std::size_t slash = path.find_last_of('/');
-  const std::size_t dot = path.find_last_of('.');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
-  const std::size_t at = has_extension ? dot : path.size();
-  return path.substr(0, at) + "." + std::to_string(rank) + path.substr(at);
-}
 
 // Runs each output's write and keeps its failure (a message naming the
 // file), so that one failed output does not stop the others.
@@ -99,22 +57,35 @@ class OutputFailures {
   std::vector<std::string> messages_;
 };
 
-// FNV-1a over the bytes of every conserved variable of every cell.
+// The image of `quantity` over a host field with every block (--png and its frames).
 template <class Field>
-std::uint64_t state_checksum(const Field& field, std::size_t nx, std::size_t ny) {
-  std::uint64_t hash = 1469598103934665603ull;
-  for (std::size_t j = 0; j < ny; ++j) {
-    for (std::size_t i = 0; i < nx; ++i) {
-      const auto cell = field(i, j);
-      for (std::size_t k = 0; k < std::remove_cvref_t<decltype(cell)>::conserved_count; ++k) {
-        const double value = cell.conserved(k);
-        unsigned char bytes[sizeof value];
-        std::memcpy(bytes, &value, sizeof value);
-        for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
-      }
-    }
+void write_quantity_png(const std::string& path, const Field& whole, const SolverConfig& config,
+                        Quantity quantity) {
+  const std::vector<double> values = quantity_values(quantity, whole, config.nx, config.ny, config.gamma);
+  const ColourScale scale = quantity_scale(quantity, values);
+  write_png(
+      path, config.nx, config.ny, [&](std::size_t i, std::size_t j) { return values[j * config.nx + i]; },
+      scale, quantity_title(quantity, scale));
+}
+
+// --vtk over ranks: every rank writes the piece of the blocks it owns (a
+// rank without blocks writes none); rank 0 also the .pvti that places them.
+// Whether this rank's files were written.
+template <class Field, class Ranks>
+bool write_vtk_pieces(const std::string& path, const Field& field, const VtkGrid& grid, double gamma,
+                      const Ranks& ranks, OutputFailures& failures) {
+  bool written = true;
+  if (const std::optional<RowRange> rows = rows_of_rank(field, ranks.rank())) {
+    written = failures.attempt([&] {
+      write_vti(vtk_piece_name(path, ranks.rank()), grid, *rows, vtk_arrays(field, grid, *rows, gamma));
+    });
   }
-  return hash;
+  if (ranks.root()) {
+    written = failures.attempt([&] {
+      write_pvti(pvti_name(path), grid, vtk_pieces(field, ranks.size(), path));
+    }) && written;
+  }
+  return written;
 }
 
 // The run, on one process (Ranks: weft::examples::OneProcess) or on the
@@ -138,27 +109,30 @@ int run_solver(const Options& o, SolverConfig config, const Ranks& ranks = {}) {
   const double end_time = o.end_time >= 0.0 ? o.end_time : (config.problem == Problem::sod ? 0.25 : 0.1);
   const double stop_time = o.steps > 0 && o.end_time < 0.0 ? 0.0 : end_time;  // 0: steps only
   const double cells = static_cast<double>(config.nx * config.ny);
+  const Quantity quantity = quantity_from_string(o.field).value_or(Quantity::density);  // main checked it
   using Field = typename Solver<Layout, Gpu>::Field;
   // The whole field on rank 0 (an empty tensor on the others). Collective.
   const auto gather = [&] {
     solver.sync_host();
     return ranks.gather(solver.host_field());
   };
-  const auto density_image = [&](const Field& whole, const std::string& path) {
-    // Log scale: the bubble (0.1) and the shocked gas (about 4.5, more where
-    // it is compressed further) both stay readable.
-    write_png(path, config.nx, config.ny, [&](std::size_t i, std::size_t j) { return whole(i, j).density(); },
-              {0.1, 8.0, true});
-  };
-  Progress progress(ranks.root() && !o.quiet && isatty(STDERR_FILENO) != 0, cells);
+  Progress progress(ranks.root() && !o.quiet && isatty(STDERR_FILENO) != 0, cells, o.steps, stop_time);
   OutputFailures failures;
-  bool periodic_images = o.png_every > 0;  // until one fails: the run goes on without them
+  bool frames = o.png_every > 0;  // until one fails: the run goes on without them
+  const auto write_frame = [&] {
+    const Field whole = gather();  // on every rank, even after a failed frame: it is collective
+    if (ranks.root() && frames) {
+      frames = failures.attempt(
+          [&] { write_quantity_png(frame_name(o.png, solver.info().step), whole, config, quantity); });
+    }
+  };
   solver.on_step([&](const StepInfo& info) { progress.update(info); });
   const auto finished = [&] {
     const StepInfo& info = solver.info();
     return (o.steps > 0 && info.step >= o.steps) || (stop_time > 0.0 && info.time >= stop_time);
   };
 
+  if (o.png_every > 0) write_frame();  // the initial state, an animation's first frame; not timed
   const std::string trace = rank_trace_name(o.trace, config.ranks != nullptr ? ranks.rank() : -1);
   if (!trace.empty()) executor.start_trace();
   const auto start = std::chrono::steady_clock::now();
@@ -172,34 +146,41 @@ int run_solver(const Options& o, SolverConfig config, const Ranks& ranks = {}) {
       count = count > 0 ? std::min(count, to_image) : to_image;
     }
     ranks.together([&] { solver.run(executor, count, stop_time); });
-    if (o.png_every > 0 && solver.info().step % o.png_every == 0) {
-      const Field whole = gather();
-      if (ranks.root() && periodic_images) {
-        periodic_images =
-            failures.attempt([&] { density_image(whole, periodic_image_name(solver.info().step)); });
-      }
-    }
+    if (o.png_every > 0 && solver.info().step % o.png_every == 0) write_frame();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
 
   const StepInfo& info = solver.info();
   const bool sod_accuracy = config.problem == Problem::sod && info.time > 0.0;
-  const Field whole = !o.png.empty() || o.checksum || sod_accuracy ? gather() : Field();
+  const bool vtk_pieces = !o.vtk.empty() && config.ranks != nullptr;  // else one file from the whole field
+  const Field whole =
+      !o.png.empty() || o.checksum || sod_accuracy || (!o.vtk.empty() && !vtk_pieces) ? gather() : Field();
   if (!trace.empty()) failures.attempt([&] { executor.write_trace(trace); });  // each rank its own
+  const VtkGrid grid{config.nx, config.ny, solver.dx(), info.time};
+  bool vtk_written =
+      vtk_pieces && write_vtk_pieces(o.vtk, solver.host_field(), grid, config.gamma, ranks, failures);
   if (!ranks.root()) return failures.report();  // rank 0 writes the rest and reports
 
   if (!o.dump_graph.empty()) {
     failures.attempt(
         [&] { weft::examples::write_file(o.dump_graph, solver.graph().to_json().dump(2) + '\n'); });
   }
-  const bool png_written = !o.png.empty() && failures.attempt([&] { density_image(whole, o.png); });
-  std::string checksum;
+  const bool png_written =
+      !o.png.empty() && failures.attempt([&] { write_quantity_png(o.png, whole, config, quantity); });
+  if (!o.vtk.empty() && !vtk_pieces) {
+    vtk_written = failures.attempt([&] {
+      write_vti(o.vtk, grid, {0, config.ny}, vtk_arrays(whole, grid, {0, config.ny}, config.gamma));
+    });
+  }
+  std::string outputs;
+  if (png_written) outputs += "; " + o.field + " image: " + o.png;
+  if (vtk_written) outputs += "; VTK: " + (vtk_pieces ? pvti_name(o.vtk) : o.vtk);
   if (o.checksum) {
     char text[48];
     std::snprintf(text, sizeof text, "; checksum %016llx",
                   static_cast<unsigned long long>(state_checksum(whole, config.nx, config.ny)));
-    checksum = text;
+    outputs = text + outputs;
   }
   std::string where =
       Gpu ? std::to_string(o.gpus) + " GPU(s)" : std::to_string(executor.cpu_worker_count()) + " threads";
@@ -217,11 +198,10 @@ int run_solver(const Options& o, SolverConfig config, const Ranks& ranks = {}) {
   }
   std::printf(
       "euler2d: %s %zux%zu, %zu partitions x %zu sub-partitions, %s layout, %s: %ld steps to t = %.4f in "
-      "%.2f s, %.2f Mcells/s%s%s%s%s\n",
+      "%.2f s, %.2f Mcells/s%s%s\n",
       o.problem.c_str(), config.nx, config.ny, config.partitions, config.sub_partitions, o.layout.c_str(),
       where.c_str(), info.step, info.time, seconds, cells * static_cast<double>(info.step) / seconds / 1e6,
-      accuracy.c_str(), checksum.c_str(), png_written ? "; density image: " : "",
-      png_written ? o.png.c_str() : "");
+      accuracy.c_str(), outputs.c_str());
   return failures.report();
 }
 

@@ -30,6 +30,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -101,6 +103,26 @@ auto step_kernel(Kernel kernel) {
   } else {
     return kernel;
   }
+}
+
+// FNV-1a over the bytes of every conserved variable of every cell of a host
+// field (i < nx, j < ny): equal hashes, bitwise equal states. euler2d
+// --checksum prints it; the benchmarks compare runs with it.
+template <class Field>
+std::uint64_t state_checksum(const Field& field, std::size_t nx, std::size_t ny) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (std::size_t j = 0; j < ny; ++j) {
+    for (std::size_t i = 0; i < nx; ++i) {
+      const auto cell = field(i, j);
+      for (std::size_t k = 0; k < std::remove_cvref_t<decltype(cell)>::conserved_count; ++k) {
+        const double value = cell.conserved(k);
+        unsigned char bytes[sizeof value];
+        std::memcpy(bytes, &value, sizeof value);
+        for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+      }
+    }
+  }
+  return hash;
 }
 
 template <class Layout, bool Gpu = false>

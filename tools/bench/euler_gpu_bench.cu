@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -36,26 +35,6 @@ namespace {
 
 using weft::bench::Options;
 using weft::bench::Reporter;
-
-// FNV-1a over every conserved variable of every cell.
-template <class Solver>
-std::uint64_t state_hash(Solver& solver) {
-  solver.sync_host();
-  const auto& field = solver.host_field();
-  std::uint64_t hash = 1469598103934665603ull;
-  for (std::size_t j = 0; j < field.size(1); ++j) {
-    for (std::size_t i = 0; i < field.size(0); ++i) {
-      const auto cell = field(i, j);
-      for (std::size_t k = 0; k < std::remove_cvref_t<decltype(cell)>::conserved_count; ++k) {
-        const double value = cell.conserved(k);
-        unsigned char bytes[sizeof value];
-        std::memcpy(bytes, &value, sizeof value);
-        for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
-      }
-    }
-  }
-  return hash;
-}
 
 struct Timing {
   double seconds_per_step;
@@ -72,7 +51,8 @@ Timing time_solver(weft::Executor& executor, weft::euler::SolverConfig config, l
     const auto start = std::chrono::steady_clock::now();
     solver.run(executor, steps, 0.0);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    hash = state_hash(solver);
+    solver.sync_host();
+    hash = weft::euler::state_checksum(solver.host_field(), config.nx, config.ny);
   }
   return {best / static_cast<double>(steps), hash};
 }
