@@ -6,6 +6,10 @@ weft_hostile_case(weft_bench_prints_its_usage_on_help PROGRAM weft-bench EXIT 0 
   EXPECT "Usage: weft-bench .*--threads.*--json" FORBID "ratio" ARGS --help)
 weft_hostile_case(weft_bench_lists_its_benchmarks PROGRAM weft-bench EXIT 0 NO_FILES
   EXPECT "views_saxpy" ARGS --list)
+weft_hostile_case(weft_bench_lists_only_what_its_filter_selects PROGRAM weft-bench EXIT 0 NO_FILES
+  EXPECT "task_dag_fib" FORBID "views_saxpy" ARGS --list --filter fib)
+weft_hostile_case(weft_bench_help_gives_each_default PROGRAM weft-bench EXIT 0 NO_FILES
+  EXPECT "default: off.*default: 2.*default: every benchmark.*default: none.*default: off" ARGS --help)
 weft_hostile_case(weft_bench_writes_its_json PROGRAM weft-bench EXIT 0 WRITES b.json
   EXPECT "views_saxpy" SECONDS 60 ARGS ${quick} --json b.json)
 weft_hostile_case(weft_bench_rejects_zero_threads PROGRAM weft-bench EXIT 2 NO_FILES

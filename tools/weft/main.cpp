@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <weft/backends/config.hpp>
 #include <weft/graph/json_document.hpp>
 
 #include "safe_output.hpp"
@@ -62,13 +63,14 @@ int main(int argc, char** argv) {
   const SafeStandardStreams safe_streams;  // no raw control characters reach the terminal
   CLI::App app(
       "weft: inspect weft task graphs (JSON written by weft::Graph::to_json()) and execution traces "
-      "(Chrome trace-event JSON written by the Executor).",
+      "(Chrome trace-event JSON written by the Executor); describe this build and machine (weft info).",
       "weft");
   app.footer(kExitCodesHelp);  // before the sub-commands, which copy it
-  app.set_version_flag("--version", WEFT_VERSION);
+  app.set_version_flag("--version", WEFT_VERSION_STRING);
   app.require_subcommand(1);
   add_graph_commands(app);
   add_trace_commands(app);
+  add_info_command(app);
   try {
     app.parse(argc, argv);  // runs the chosen command's callback
   } catch (const CLI::ParseError& e) {

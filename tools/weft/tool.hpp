@@ -71,8 +71,9 @@ auto parse_input(const std::string& path, const char* what, Parse&& parse) {
   }
 }
 
-// `weft graph summary|dot|validate` and `weft trace summary|merge`.
+// `weft graph summary|dot|validate`, `weft trace summary|merge` and `weft info`.
 void add_graph_commands(CLI::App& app);
 void add_trace_commands(CLI::App& app);
+void add_info_command(CLI::App& app);
 
 }  // namespace weft::tool
