@@ -39,6 +39,19 @@ void check_accepted(const weft::tool::Trace& trace) {
   for (const weft::tool::WorkerLoad& w : s.workers) {
     check_finite(w.busy_us, "busy_us");
     check_finite(w.busy_fraction, "busy_fraction");
+    check_finite(w.idle_us, "idle_us");
+    check_finite(w.idle_fraction, "idle_fraction");
+  }
+  for (const weft::tool::ProcessLoad& p : s.processes) {
+    for (double v : {p.span_us, p.busy_us, p.idle_us, p.idle_fraction})
+      check_finite(v, "a process's figures");
+  }
+  check_finite(s.critical_path.duration_us, "critical_path.duration_us");
+  check_finite(s.critical_path.span_fraction, "critical_path.span_fraction");
+  // A path is a chain: each job starts no earlier than the one before it.
+  for (std::size_t i = 1; i < s.critical_path.jobs.size(); ++i) {
+    if (s.critical_path.jobs[i].start_us < s.critical_path.jobs[i - 1].start_us)
+      finding("the critical path goes back in time", s.critical_path.jobs[i].name.c_str());
   }
   for (const weft::tool::NameTotal& t : s.by_name) check_finite(t.total_us, "total_us");
   std::ostringstream text;  // names are the input's, so the text itself is not checked

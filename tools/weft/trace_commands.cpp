@@ -80,12 +80,18 @@ void add_summary(CLI::App& trace) {
   auto options = std::make_shared<Options>();
   CLI::App* summary = trace.add_subcommand(
       "summary",
-      "Where the time went: the span (first start to last end), per worker its jobs, busy time "
-      "and busy share of the span, the longest jobs, and time by node name (most first). Jobs are "
-      "the complete events (\"ph\": \"X\"; ts and dur in microseconds, tid the worker); other events "
-      "are skipped.");
+      "Where the time went: the span (first start to last end); per worker its jobs, busy and idle "
+      "time and their shares of the span; the critical path, weighted by the measured durations; the "
+      "longest jobs; and time by node name (most first). Jobs are the complete events (\"ph\": \"X\"; "
+      "ts and dur in microseconds). A worker is a (pid, tid) track: a merged trace (weft trace merge) "
+      "gets a row per rank, each measured on its own clock. The critical path follows the trace's "
+      "flow events (ph s/t/f, or bind_id with flow_in/flow_out) when it has them; without them it is "
+      "the heaviest chain of one process's jobs in which each starts after the previous one ended, "
+      "an upper bound on the graph's critical path.");
   summary->add_option("FILE", options->file, kTraceHelp)->required();
-  summary->add_option("--top", options->longest, "how many of the longest jobs to list")
+  summary
+      ->add_option("--top", options->longest,
+                   "how many of the longest jobs, and of the critical path's jobs, to list")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
   summary->add_flag("--json", options->json, "print the summary as one JSON object");
@@ -99,7 +105,7 @@ void add_summary(CLI::App& trace) {
                        .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << '\n';
     } else {
-      print_summary(std::cout, display_name(options->file), s);
+      print_summary(std::cout, display_name(options->file), s, options->longest);
     }
   });
 }

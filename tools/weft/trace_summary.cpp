@@ -4,7 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <numeric>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "table.hpp"
 
@@ -19,6 +23,7 @@ constexpr std::int64_t kMaxWorkers = 1 << 16;
 // A trace-event file nests a few levels; far deeper input is hostile.
 constexpr int kMaxDepth = 64;
 constexpr double kMaxMicroseconds = 9007199254740992.0;  // 2^53
+constexpr std::int64_t kMaxId = std::numeric_limits<std::int32_t>::max();
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
   throw std::invalid_argument("trace JSON: " + where + ": " + what);
@@ -50,22 +55,95 @@ std::int64_t integer_field(const nlohmann::json& object, const char* key, const 
   return x;
 }
 
+// Beyond 2^53 us (285 years) a time is corruption, not a trace; within it,
+// sums over any number of jobs stay finite and exact enough to print.
+double time_field(const nlohmann::json& event, const char* key, const std::string& where) {
+  const double t = number_field(event, key, where);
+  if (std::fabs(t) > kMaxMicroseconds)
+    fail(where + "." + key, "time " + event.at(key).dump() + " is beyond 2^53 microseconds (285 years)");
+  return t;
+}
+
+std::int64_t pid_field(const nlohmann::json& event, const std::string& where) {
+  return event.contains("pid") ? integer_field(event, "pid", where, 0, kMaxId) : 0;
+}
+
+std::string dumped(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A flow's id or bind_id: a string or an integer.
+const nlohmann::json& id_field(const nlohmann::json& event, const char* key, const std::string& where) {
+  const nlohmann::json& id = member(event, key, where);
+  if (!id.is_string() && !id.is_number_integer())
+    fail(where + "." + key, "expected a string or an integer, got " + std::string(id.type_name()));
+  return id;
+}
+
+bool flag_field(const nlohmann::json& event, const char* key, const std::string& where) {
+  const auto it = event.find(key);
+  if (it == event.end()) return false;
+  if (!it->is_boolean())
+    fail(where + "." + key, "expected true or false, got " + std::string(it->type_name()));
+  return it->get<bool>();
+}
+
 TraceJob parse_job(const nlohmann::json& event, const std::string& where) {
   TraceJob job;
   const nlohmann::json& name = member(event, "name", where);
   if (!name.is_string()) fail(where + ".name", "expected a string, got " + std::string(name.type_name()));
   job.name = name.get<std::string>();
-  job.start_us = number_field(event, "ts", where);
+  job.start_us = time_field(event, "ts", where);
   job.duration_us = number_field(event, "dur", where);
   if (job.duration_us < 0) fail(where + ".dur", "negative duration " + std::to_string(job.duration_us));
-  // Beyond 2^53 us (285 years) a time is corruption, not a trace; within it,
-  // sums over any number of jobs stay finite and exact enough to print.
-  if (std::fabs(job.start_us) > kMaxMicroseconds)
-    fail(where + ".ts", "time " + event.at("ts").dump() + " is beyond 2^53 microseconds (285 years)");
   if (job.duration_us > kMaxMicroseconds)
     fail(where + ".dur", "duration " + event.at("dur").dump() + " is beyond 2^53 microseconds (285 years)");
-  job.worker = integer_field(event, "tid", where, 0, std::numeric_limits<std::int32_t>::max());
+  job.pid = pid_field(event, where);
+  job.worker = integer_field(event, "tid", where, 0, kMaxId);
+  job.flow_in = flag_field(event, "flow_in", where);
+  job.flow_out = flag_field(event, "flow_out", where);
+  if (job.flow_in || job.flow_out) job.bind_id = dumped(id_field(event, "bind_id", where));
   return job;
+}
+
+TraceFlow parse_flow(const nlohmann::json& event, char phase, const std::string& where) {
+  TraceFlow flow;
+  flow.phase = phase;
+  flow.ts_us = time_field(event, "ts", where);
+  flow.pid = pid_field(event, where);
+  flow.worker = integer_field(event, "tid", where, 0, kMaxId);
+  std::string category;
+  if (const auto cat = event.find("cat"); cat != event.end()) {
+    if (!cat->is_string()) fail(where + ".cat", "expected a string, got " + std::string(cat->type_name()));
+    category = cat->get<std::string>();
+  }
+  // Ranks of a merged trace number their flows independently: the pid
+  // keeps them apart.
+  flow.key = dumped(nlohmann::json::array({flow.pid, category, id_field(event, "id", where)}));
+  if (phase == 'f') {
+    if (const auto bp = event.find("bp"); bp != event.end()) {
+      if (!bp->is_string()) fail(where + ".bp", "expected a string, got " + std::string(bp->type_name()));
+      flow.binds_enclosing = bp->get_ref<const std::string&>() == "e";
+    } else {
+      flow.binds_enclosing = false;  // Chrome's default: the next slice
+    }
+  }
+  return flow;
+}
+
+// "M" events that name a worker track or a process.
+void read_metadata(const nlohmann::json& event, const std::string& where, Trace& trace) {
+  const auto name = event.find("name");
+  if (name == event.end() || !name->is_string()) return;
+  if (*name == "thread_name") {
+    trace.named_workers.emplace_back(pid_field(event, where), integer_field(event, "tid", where, 0, kMaxId));
+  } else if (*name == "process_name") {
+    const auto args = event.find("args");
+    if (args == event.end() || !args->is_object()) return;
+    const auto process = args->find("name");
+    if (process != args->end() && process->is_string())
+      trace.process_names[pid_field(event, where)] = process->get<std::string>();
+  }
 }
 
 // Time covered by the union of [start, start + duration) over `jobs`.
@@ -88,7 +166,270 @@ double covered_us(std::vector<const TraceJob*> jobs) {
   return covered;
 }
 
+double job_end(const TraceJob& job) { return job.start_us + job.duration_us; }
+
 std::string shown_name(const std::string& name) { return name.empty() ? "(unnamed)" : name; }
+
+// Max over a fixed array, searchable for the last position in a range whose
+// value reaches a bound: which job of a track encloses a time, in O(log n)
+// even when jobs nest deeply.
+class MaxTree {
+ public:
+  explicit MaxTree(const std::vector<double>& values) {
+    while (size_ < values.size()) size_ *= 2;
+    tree_.assign(2 * size_, -std::numeric_limits<double>::infinity());
+    std::copy(values.begin(), values.end(), tree_.begin() + static_cast<std::ptrdiff_t>(size_));
+    for (std::size_t node = size_ - 1; node >= 1; --node)
+      tree_[node] = std::max(tree_[2 * node], tree_[2 * node + 1]);
+  }
+  // The last position in [lo, hi) whose value is >= x (> x when strict); -1 when none.
+  std::ptrdiff_t last(std::size_t lo, std::size_t hi, double x, bool strict) const {
+    return search(1, 0, size_, lo, hi, x, strict);
+  }
+
+ private:
+  std::ptrdiff_t search(std::size_t node, std::size_t node_lo, std::size_t node_hi, std::size_t lo,
+                        std::size_t hi, double x, bool strict) const {
+    if (node_hi <= lo || hi <= node_lo) return -1;
+    if (strict ? !(tree_[node] > x) : !(tree_[node] >= x)) return -1;
+    if (node >= size_) return static_cast<std::ptrdiff_t>(node - size_);
+    const std::size_t mid = (node_lo + node_hi) / 2;
+    const std::ptrdiff_t right = search(2 * node + 1, mid, node_hi, lo, hi, x, strict);
+    return right >= 0 ? right : search(2 * node, node_lo, mid, lo, hi, x, strict);
+  }
+  std::size_t size_ = 1;
+  std::vector<double> tree_;
+};
+
+using Track = std::pair<std::int64_t, std::int64_t>;  // (pid, tid)
+
+// Binds flow events to the jobs of their track.
+class FlowBinder {
+ public:
+  explicit FlowBinder(const std::vector<TraceJob>& jobs) : jobs_(jobs), order_(jobs.size()) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+      const TraceJob &x = jobs[a], &y = jobs[b];
+      if (x.pid != y.pid) return x.pid < y.pid;
+      if (x.worker != y.worker) return x.worker < y.worker;
+      if (x.start_us != y.start_us) return x.start_us < y.start_us;
+      return a < b;
+    });
+    std::vector<double> ends(order_.size());
+    for (std::size_t p = 0; p < order_.size(); ++p) {
+      const TraceJob& job = jobs[order_[p]];
+      ends[p] = job_end(job);
+      auto [it, inserted] = tracks_.try_emplace(Track(job.pid, job.worker), p, p + 1);
+      if (!inserted) it->second.second = p + 1;
+    }
+    ends_ = std::make_unique<MaxTree>(ends);
+  }
+
+  // The job `flow` binds to (an index into jobs), or -1. "s" leaves the job
+  // it ends: of the jobs around ts, the one that started before ts, so that
+  // a flow at the boundary of two jobs leaves the first. "t" and "f" with
+  // bp "e" arrive: the job that ends after ts. Among nested jobs, the inner.
+  std::ptrdiff_t bind(const TraceFlow& flow) const {
+    const auto track = tracks_.find(Track(flow.pid, flow.worker));
+    if (track == tracks_.end()) return -1;
+    const auto [begin, end] = track->second;
+    const auto starts_before = [&](std::size_t p, double t) { return jobs_[order_[p]].start_us < t; };
+    // Positions [begin, at) start before ts, [at, after) at ts.
+    const std::size_t at = first_not(begin, end, [&](std::size_t p) { return starts_before(p, flow.ts_us); });
+    const std::size_t after =
+        first_not(at, end, [&](std::size_t p) { return jobs_[order_[p]].start_us <= flow.ts_us; });
+    std::ptrdiff_t found = -1;
+    if (!flow.binds_enclosing) {
+      found = at < end ? static_cast<std::ptrdiff_t>(at) : -1;  // the next job
+    } else if (flow.phase == 's') {
+      found = ends_->last(begin, at, flow.ts_us, false);
+      if (found < 0 && after > at) found = static_cast<std::ptrdiff_t>(after - 1);
+    } else {
+      found = ends_->last(begin, after, flow.ts_us, true);
+      if (found < 0) found = ends_->last(begin, after, flow.ts_us, false);
+    }
+    return found < 0 ? -1 : static_cast<std::ptrdiff_t>(order_[static_cast<std::size_t>(found)]);
+  }
+
+ private:
+  // The first position in [lo, hi) where `below` is false (it is true, then false).
+  template <class Below>
+  static std::size_t first_not(std::size_t lo, std::size_t hi, Below below) {
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (below(mid)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  const std::vector<TraceJob>& jobs_;
+  std::vector<std::size_t> order_;                               // jobs by (pid, tid, start, index)
+  std::map<Track, std::pair<std::size_t, std::size_t>> tracks_;  // positions [first, last) in order_
+  std::unique_ptr<MaxTree> ends_;                                // job ends, by position in order_
+};
+
+// The edges the trace's flows draw between its jobs, as (from, to) job
+// indices; an edge must point forward in (start, index) order, so the
+// edges make a DAG whatever the file says.
+struct FlowEdges {
+  std::vector<std::pair<std::size_t, std::size_t>> edges;
+  std::size_t ignored = 0;
+};
+
+FlowEdges flow_edges(const Trace& trace, const std::vector<std::size_t>& place) {
+  FlowEdges out;
+  const auto add = [&](std::ptrdiff_t from, std::ptrdiff_t to) {
+    if (from < 0 || to < 0 || place[static_cast<std::size_t>(from)] >= place[static_cast<std::size_t>(to)]) {
+      ++out.ignored;
+    } else {
+      out.edges.emplace_back(static_cast<std::size_t>(from), static_cast<std::size_t>(to));
+    }
+  };
+  if (!trace.flows.empty()) {
+    const FlowBinder binder(trace.jobs);
+    std::map<std::string, std::vector<std::size_t>> by_key;
+    for (std::size_t i = 0; i < trace.flows.size(); ++i) by_key[trace.flows[i].key].push_back(i);
+    const auto step = [](char phase) { return phase == 's' ? 0 : phase == 't' ? 1 : 2; };
+    for (auto& [key, flows] : by_key) {
+      std::stable_sort(flows.begin(), flows.end(), [&](std::size_t a, std::size_t b) {
+        const TraceFlow &x = trace.flows[a], &y = trace.flows[b];
+        if (x.ts_us != y.ts_us) return x.ts_us < y.ts_us;
+        return step(x.phase) < step(y.phase);
+      });
+      std::ptrdiff_t previous = -1;  // the job the flow last bound to
+      bool open = false;             // a start was seen and not finished
+      for (std::size_t i : flows) {
+        const TraceFlow& flow = trace.flows[i];
+        const std::ptrdiff_t job = binder.bind(flow);
+        if (flow.phase != 's') {
+          if (open) {
+            add(previous, job);
+          } else {
+            ++out.ignored;  // a step or finish without a start
+          }
+        }
+        open = flow.phase != 'f';
+        previous = job;
+      }
+    }
+  }
+  // Flow v2: a job with flow_in follows the latest job before it with
+  // flow_out and the same bind_id.
+  std::map<std::string, std::vector<std::size_t>> bound;
+  for (std::size_t i = 0; i < trace.jobs.size(); ++i) {
+    const TraceJob& job = trace.jobs[i];
+    if (job.flow_in || job.flow_out) bound[std::to_string(job.pid) + " " + job.bind_id].push_back(i);
+  }
+  for (auto& [key, jobs] : bound) {
+    std::sort(jobs.begin(), jobs.end(), [&](std::size_t a, std::size_t b) { return place[a] < place[b]; });
+    std::ptrdiff_t out_job = -1;
+    for (std::size_t i : jobs) {
+      if (trace.jobs[i].flow_in) add(out_job, static_cast<std::ptrdiff_t>(i));
+      if (trace.jobs[i].flow_out) out_job = static_cast<std::ptrdiff_t>(i);
+    }
+  }
+  return out;
+}
+
+// Longest chains by summed duration: best[i] is the heaviest chain that ends
+// with job i, and came[i] the job before it there (-1: none).
+struct Chains {
+  std::vector<double> best;
+  std::vector<std::ptrdiff_t> came;
+};
+
+// Along `edges`, visiting jobs in `in_order` (by start: a topological order, as
+// every edge points forward in it); place[i] is job i's position there.
+Chains chains_along_edges(const std::vector<TraceJob>& jobs, const std::vector<std::size_t>& in_order,
+                          const std::vector<std::size_t>& place,
+                          std::vector<std::pair<std::size_t, std::size_t>> edges) {
+  Chains c{std::vector<double>(jobs.size(), 0.0), std::vector<std::ptrdiff_t>(jobs.size(), -1)};
+  std::sort(edges.begin(), edges.end(),
+            [&](const auto& a, const auto& b) { return place[a.second] < place[b.second]; });
+  std::size_t e = 0;
+  for (std::size_t i : in_order) {
+    double before = 0;
+    for (; e < edges.size() && edges[e].second == i; ++e) {
+      const std::size_t from = edges[e].first;
+      if (c.came[i] < 0 || c.best[from] > before) {
+        before = c.best[from];
+        c.came[i] = static_cast<std::ptrdiff_t>(from);
+      }
+    }
+    c.best[i] = before + jobs[i].duration_us;
+  }
+  return c;
+}
+
+// Without edges: per process, job i may follow any job that ended by its
+// start (weighted interval scheduling, O(n log n)).
+Chains chains_in_time(const std::vector<TraceJob>& jobs) {
+  Chains c{std::vector<double>(jobs.size(), 0.0), std::vector<std::ptrdiff_t>(jobs.size(), -1)};
+  std::map<std::int64_t, std::vector<std::size_t>> by_pid;
+  for (std::size_t i = 0; i < jobs.size(); ++i) by_pid[jobs[i].pid].push_back(i);
+  std::vector<std::size_t> position(jobs.size());
+  for (auto& [pid, by_start] : by_pid) {
+    std::stable_sort(by_start.begin(), by_start.end(), [&](std::size_t a, std::size_t b) {
+      if (jobs[a].start_us != jobs[b].start_us) return jobs[a].start_us < jobs[b].start_us;
+      return job_end(jobs[a]) < job_end(jobs[b]);
+    });
+    for (std::size_t p = 0; p < by_start.size(); ++p) position[by_start[p]] = p;
+    std::vector<std::size_t> by_end = by_start;
+    std::sort(by_end.begin(), by_end.end(), [&](std::size_t a, std::size_t b) {
+      if (job_end(jobs[a]) != job_end(jobs[b])) return job_end(jobs[a]) < job_end(jobs[b]);
+      return position[a] < position[b];
+    });
+    std::size_t admitted = 0;  // by_end[0, admitted) ended by the current job's start
+    double before = 0;
+    std::ptrdiff_t before_job = -1;
+    for (std::size_t i : by_start) {
+      // A zero-length job at the current start precedes it only if it was
+      // visited first: no job follows itself.
+      for (; admitted < by_end.size(); ++admitted) {
+        const std::size_t j = by_end[admitted];
+        const double end = job_end(jobs[j]);
+        if (end > jobs[i].start_us || (end == jobs[i].start_us && position[j] >= position[i])) break;
+        if (c.best[j] > before) {
+          before = c.best[j];
+          before_job = static_cast<std::ptrdiff_t>(j);
+        }
+      }
+      c.best[i] = before + jobs[i].duration_us;
+      c.came[i] = before_job;
+    }
+  }
+  return c;
+}
+
+CriticalPath critical_path(const Trace& trace) {
+  CriticalPath path;
+  const std::vector<TraceJob>& jobs = trace.jobs;
+  std::vector<std::size_t> in_order(jobs.size()), place(jobs.size());
+  std::iota(in_order.begin(), in_order.end(), std::size_t{0});
+  std::stable_sort(in_order.begin(), in_order.end(),
+                   [&](std::size_t a, std::size_t b) { return jobs[a].start_us < jobs[b].start_us; });
+  for (std::size_t r = 0; r < in_order.size(); ++r) place[in_order[r]] = r;
+  FlowEdges flows = flow_edges(trace, place);
+  path.edges = flows.edges.size();
+  path.ignored_flows = flows.ignored;
+  path.basis = path.edges > 0 ? "edges" : "time";
+  const Chains c = path.edges > 0 ? chains_along_edges(jobs, in_order, place, std::move(flows.edges))
+                                  : chains_in_time(jobs);
+  std::ptrdiff_t last = -1;
+  for (std::size_t i : in_order) {
+    if (last < 0 || c.best[i] > c.best[static_cast<std::size_t>(last)]) last = static_cast<std::ptrdiff_t>(i);
+  }
+  if (last < 0) return path;
+  path.duration_us = c.best[static_cast<std::size_t>(last)];
+  for (std::ptrdiff_t i = last; i >= 0; i = c.came[static_cast<std::size_t>(i)])
+    path.jobs.push_back(jobs[static_cast<std::size_t>(i)]);
+  std::reverse(path.jobs.begin(), path.jobs.end());
+  return path;
+}
 
 }  // namespace
 
@@ -113,16 +454,14 @@ Trace read_trace(const nlohmann::json& doc) {
       if (!other->is_object())
         fail("otherData", "expected an object, got " + std::string(other->type_name()));
       if (other->contains("weft_trace_version")) {
-        const std::int64_t version = integer_field(*other, "weft_trace_version", "otherData", 0,
-                                                   std::numeric_limits<std::int32_t>::max());
+        const std::int64_t version = integer_field(*other, "weft_trace_version", "otherData", 0, kMaxId);
         if (version != 1)
           fail("otherData.weft_trace_version",
                "version " + std::to_string(version) + " is not supported (expected 1)");
       }
       if (other->contains("workers"))
         trace.workers = integer_field(*other, "workers", "otherData", 0, kMaxWorkers);
-      if (other->contains("rank"))
-        trace.rank = integer_field(*other, "rank", "otherData", 0, std::numeric_limits<std::int32_t>::max());
+      if (other->contains("rank")) trace.rank = integer_field(*other, "rank", "otherData", 0, kMaxId);
     }
   } else if (!doc.is_array()) {
     fail("document", "expected an object with \"traceEvents\" (or an array of events), got " +
@@ -135,7 +474,14 @@ Trace read_trace(const nlohmann::json& doc) {
     if (!event.is_object()) fail(where, "expected an event object, got " + std::string(event.type_name()));
     const nlohmann::json& phase = member(event, "ph", where);
     if (!phase.is_string()) fail(where + ".ph", "expected a string, got " + std::string(phase.type_name()));
-    if (phase.get_ref<const std::string&>() == "X") trace.jobs.push_back(parse_job(event, where));
+    const std::string& ph = phase.get_ref<const std::string&>();
+    if (ph == "X") {
+      trace.jobs.push_back(parse_job(event, where));
+    } else if (ph == "s" || ph == "t" || ph == "f") {
+      trace.flows.push_back(parse_flow(event, ph[0], where));
+    } else if (ph == "M") {
+      read_metadata(event, where, trace);
+    }
   }
   return trace;
 }
@@ -143,36 +489,74 @@ Trace read_trace(const nlohmann::json& doc) {
 TraceSummary summarize(const Trace& trace, std::size_t longest_count) {
   TraceSummary s;
   s.job_count = trace.jobs.size();
-  std::map<std::int64_t, std::vector<const TraceJob*>> by_worker;
-  for (std::int64_t w = 0; w < trace.workers; ++w) by_worker[w];
+  std::map<Track, std::vector<const TraceJob*>> by_worker;
+  std::map<std::int64_t, ProcessLoad> processes;
+  for (const auto& track : trace.named_workers) by_worker[track];
+  for (const TraceJob& job : trace.jobs) by_worker[Track(job.pid, job.worker)].push_back(&job);
+  // otherData.workers counts one Executor's workers: a trace of one process.
+  std::set<std::int64_t> pids;
+  for (const auto& [track, jobs] : by_worker) pids.insert(track.first);
+  if (pids.size() <= 1) {
+    const std::int64_t pid = pids.empty() ? 0 : *pids.begin();
+    for (std::int64_t w = 0; w < trace.workers; ++w) by_worker[Track(pid, w)];
+  }
   std::map<std::string, NameTotal> by_name;
   if (!trace.jobs.empty()) {
     s.start_us = trace.jobs.front().start_us;
-    s.end_us = trace.jobs.front().start_us + trace.jobs.front().duration_us;
+    s.end_us = job_end(trace.jobs.front());
   }
   for (const TraceJob& job : trace.jobs) {
     s.start_us = std::min(s.start_us, job.start_us);
-    s.end_us = std::max(s.end_us, job.start_us + job.duration_us);
+    s.end_us = std::max(s.end_us, job_end(job));
     s.total_job_us += job.duration_us;
-    by_worker[job.worker].push_back(&job);
+    ProcessLoad& process = processes[job.pid];
+    if (process.jobs == 0) {
+      process.start_us = job.start_us;
+      process.end_us = job_end(job);
+    }
+    ++process.jobs;
+    process.start_us = std::min(process.start_us, job.start_us);
+    process.end_us = std::max(process.end_us, job_end(job));
     NameTotal& total = by_name[job.name];
     total.name = job.name;
     ++total.jobs;
     total.total_us += job.duration_us;
   }
   s.span_us = s.end_us - s.start_us;
-  for (const auto& [worker, jobs] : by_worker) {
+  for (auto& [pid, process] : processes) process.span_us = process.end_us - process.start_us;
+  for (const auto& [track, jobs] : by_worker) {
+    ProcessLoad& process = processes[track.first];
     WorkerLoad load;
-    load.worker = worker;
+    load.pid = track.first;
+    load.worker = track.second;
     load.jobs = jobs.size();
     load.busy_us = covered_us(jobs);
-    load.busy_fraction = s.span_us > 0 ? load.busy_us / s.span_us : 0.0;
+    load.idle_us = std::max(0.0, process.span_us - load.busy_us);
+    load.busy_fraction = process.span_us > 0 ? load.busy_us / process.span_us : 0.0;
+    load.idle_fraction = process.span_us > 0 ? load.idle_us / process.span_us : 0.0;
     s.workers.push_back(load);
+    ++process.workers;
+    process.busy_us += load.busy_us;
+    process.idle_us += load.idle_us;
+  }
+  for (auto& [pid, process] : processes) {
+    process.pid = pid;
+    if (const auto name = trace.process_names.find(pid); name != trace.process_names.end())
+      process.name = name->second;
+    const double capacity = process.span_us * static_cast<double>(process.workers);
+    process.idle_fraction = capacity > 0 ? process.idle_us / capacity : 0.0;
+    s.processes.push_back(process);
+  }
+  s.critical_path = critical_path(trace);
+  if (!s.critical_path.jobs.empty()) {
+    const double span = processes[s.critical_path.jobs.back().pid].span_us;
+    s.critical_path.span_fraction = span > 0 ? s.critical_path.duration_us / span : 0.0;
   }
   s.longest = trace.jobs;
   const auto longer = [](const TraceJob& a, const TraceJob& b) {
     if (a.duration_us != b.duration_us) return a.duration_us > b.duration_us;
     if (a.start_us != b.start_us) return a.start_us < b.start_us;
+    if (a.pid != b.pid) return a.pid < b.pid;
     return a.worker < b.worker;
   };
   const std::size_t kept = std::min(longest_count, s.longest.size());
@@ -185,31 +569,104 @@ TraceSummary summarize(const Trace& trace, std::size_t longest_count) {
   return s;
 }
 
-void print_summary(std::ostream& out, const std::string& name, const TraceSummary& s) {
+namespace {
+
+// How the report names a process: its process_name ("rank 1" in a merge), else its pid.
+std::string process_label(const TraceSummary& s, std::int64_t pid) {
+  for (const ProcessLoad& p : s.processes)
+    if (p.pid == pid && !p.name.empty()) return p.name;
+  return "pid " + std::to_string(pid);
+}
+
+// A table of jobs; `processes` adds the column that tells ranks apart.
+Table job_table(const TraceSummary& s, const std::vector<TraceJob>& jobs, std::size_t shown, bool processes) {
+  std::vector<std::string> header{"name", "worker", "start", "duration"};
+  std::string align = "lrrr";
+  if (processes) {
+    header.insert(header.begin() + 1, "process");
+    align = "llrrr";
+  }
+  Table table(header, align);
+  for (std::size_t i = 0; i < std::min(shown, jobs.size()); ++i) {
+    const TraceJob& job = jobs[i];
+    std::vector<std::string> row{shown_name(job.name), std::to_string(job.worker),
+                                 format_duration_us(job.start_us), format_duration_us(job.duration_us)};
+    if (processes) row.insert(row.begin() + 1, process_label(s, job.pid));
+    table.add_row(std::move(row));
+  }
+  return table;
+}
+
+nlohmann::json job_to_json(const TraceJob& job) {
+  return {{"name", job.name},
+          {"pid", job.pid},
+          {"worker", job.worker},
+          {"start_us", job.start_us},
+          {"duration_us", job.duration_us}};
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const std::string& name, const TraceSummary& s,
+                   std::size_t longest_count) {
+  const bool several = s.processes.size() > 1;
   out << name << ": " << s.job_count << (s.job_count == 1 ? " job" : " jobs") << " on " << s.workers.size()
       << (s.workers.size() == 1 ? " worker" : " workers");
+  if (several) out << " in " << s.processes.size() << " processes";
   if (s.job_count > 0) {
     out << ", span " << format_duration_us(s.span_us) << " (from " << format_duration_us(s.start_us) << " to "
         << format_duration_us(s.end_us) << ")";
   }
   out << '\n';
+  if (several) {
+    out << "processes (each on its own clock; idle: its workers' time outside their jobs, within its "
+           "span):\n";
+    Table processes({"process", "workers", "jobs", "span", "busy", "idle", "idle %"}, "lrrrrrr");
+    for (const ProcessLoad& p : s.processes) {
+      processes.add_row({process_label(s, p.pid), std::to_string(p.workers), std::to_string(p.jobs),
+                         format_duration_us(p.span_us), format_duration_us(p.busy_us),
+                         format_duration_us(p.idle_us), format_percent(p.idle_fraction)});
+    }
+    processes.print(out);
+  }
   if (!s.workers.empty()) {
-    out << "workers (busy: time covered by its jobs, as a share of the span):\n";
-    Table workers({"worker", "jobs", "busy", "busy %"}, "rrrr");
+    out << "workers (busy: time covered by its jobs; idle: the rest of "
+        << (several ? "its process's" : "the") << " span):\n";
+    std::vector<std::string> header{"worker", "jobs", "busy", "busy %", "idle", "idle %"};
+    if (several) header.insert(header.begin(), "process");
+    Table workers(header, several ? "lrrrrrr" : "rrrrrr");
     for (const WorkerLoad& w : s.workers) {
-      workers.add_row({std::to_string(w.worker), std::to_string(w.jobs), format_duration_us(w.busy_us),
-                       format_percent(w.busy_fraction)});
+      std::vector<std::string> row{std::to_string(w.worker),      std::to_string(w.jobs),
+                                   format_duration_us(w.busy_us), format_percent(w.busy_fraction),
+                                   format_duration_us(w.idle_us), format_percent(w.idle_fraction)};
+      if (several) row.insert(row.begin(), process_label(s, w.pid));
+      workers.add_row(std::move(row));
     }
     workers.print(out);
   }
+  const CriticalPath& path = s.critical_path;
+  if (!path.jobs.empty()) {
+    out << "critical path: " << format_duration_us(path.duration_us) << " in " << path.jobs.size()
+        << (path.jobs.size() == 1 ? " job, " : " jobs, ") << format_percent(path.span_fraction) << " of "
+        << (several ? "its process's" : "the") << " span (";
+    if (path.basis == "edges") {
+      out << "along the trace's " << path.edges << " flow " << (path.edges == 1 ? "edge" : "edges");
+    } else {
+      out << "the trace has no flow edges: this is the heaviest chain of jobs each starting after the "
+             "previous one ended, an upper bound on the graph's";
+    }
+    if (path.ignored_flows > 0) {
+      out << "; ignored: " << path.ignored_flows << (path.ignored_flows == 1 ? " flow" : " flows")
+          << " binding no job or pointing back in time";
+    }
+    out << "):\n";
+    job_table(s, path.jobs, longest_count, several).print(out);
+    if (path.jobs.size() > longest_count)
+      out << "  ... " << path.jobs.size() - longest_count << " more (--top shows more, --json all)\n";
+  }
   if (!s.longest.empty()) {
     out << "longest jobs:\n";
-    Table longest({"name", "worker", "start", "duration"}, "lrrr");
-    for (const TraceJob& job : s.longest) {
-      longest.add_row({shown_name(job.name), std::to_string(job.worker), format_duration_us(job.start_us),
-                       format_duration_us(job.duration_us)});
-    }
-    longest.print(out);
+    job_table(s, s.longest, s.longest.size(), several).print(out);
   }
   if (!s.by_name.empty()) {
     out << "time by node name (share: of all job time):\n";
@@ -223,18 +680,33 @@ void print_summary(std::ostream& out, const std::string& name, const TraceSummar
 }
 
 nlohmann::json summary_to_json(const std::string& name, const TraceSummary& s) {
+  nlohmann::json processes = nlohmann::json::array();
+  for (const ProcessLoad& p : s.processes) {
+    processes.push_back({{"pid", p.pid},
+                         {"name", p.name},
+                         {"workers", p.workers},
+                         {"jobs", p.jobs},
+                         {"start_us", p.start_us},
+                         {"end_us", p.end_us},
+                         {"span_us", p.span_us},
+                         {"busy_us", p.busy_us},
+                         {"idle_us", p.idle_us},
+                         {"idle_fraction", p.idle_fraction}});
+  }
   nlohmann::json workers = nlohmann::json::array();
   for (const WorkerLoad& w : s.workers) {
-    workers.push_back(
-        {{"worker", w.worker}, {"jobs", w.jobs}, {"busy_us", w.busy_us}, {"busy_fraction", w.busy_fraction}});
+    workers.push_back({{"pid", w.pid},
+                       {"worker", w.worker},
+                       {"jobs", w.jobs},
+                       {"busy_us", w.busy_us},
+                       {"busy_fraction", w.busy_fraction},
+                       {"idle_us", w.idle_us},
+                       {"idle_fraction", w.idle_fraction}});
   }
+  nlohmann::json path_jobs = nlohmann::json::array();
+  for (const TraceJob& job : s.critical_path.jobs) path_jobs.push_back(job_to_json(job));
   nlohmann::json longest = nlohmann::json::array();
-  for (const TraceJob& job : s.longest) {
-    longest.push_back({{"name", job.name},
-                       {"worker", job.worker},
-                       {"start_us", job.start_us},
-                       {"duration_us", job.duration_us}});
-  }
+  for (const TraceJob& job : s.longest) longest.push_back(job_to_json(job));
   nlohmann::json by_name = nlohmann::json::array();
   for (const NameTotal& t : s.by_name)
     by_name.push_back({{"name", t.name}, {"jobs", t.jobs}, {"total_us", t.total_us}});
@@ -244,7 +716,15 @@ nlohmann::json summary_to_json(const std::string& name, const TraceSummary& s) {
           {"end_us", s.end_us},
           {"span_us", s.span_us},
           {"total_job_us", s.total_job_us},
+          {"processes", std::move(processes)},
           {"workers", std::move(workers)},
+          {"critical_path",
+           {{"basis", s.critical_path.basis},
+            {"edges", s.critical_path.edges},
+            {"ignored_flows", s.critical_path.ignored_flows},
+            {"duration_us", s.critical_path.duration_us},
+            {"span_fraction", s.critical_path.span_fraction},
+            {"jobs", std::move(path_jobs)}}},
           {"longest_jobs", std::move(longest)},
           {"time_by_name", std::move(by_name)}};
 }
