@@ -44,6 +44,8 @@ Topology Topology::detect() {
   const int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   const int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
   result.numa_nodes_ = numa > 0 ? numa : 0;
+  const int packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+  result.packages_ = packages > 0 ? packages : 0;
   for (int c = 0; c < cores; ++c) {
     hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(c));
     if (core == nullptr || core->cpuset == nullptr) continue;

@@ -17,6 +17,8 @@ TEST_CASE("Topology.describes_this_machine") {
     return;
   }
   CHECK(topo.core_count() >= 1);
+  CHECK(topo.package_count() >= 1);  // every core sits in a package
+  CHECK(topo.package_count() <= topo.core_count());
   for (const weft::CoreInfo& core : topo.cores()) CHECK_FALSE(core.os_cpus.empty());
   CHECK(topo.cache_distance(0, 0) == 0);
   if (topo.core_count() > 1) {

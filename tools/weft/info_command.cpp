@@ -47,7 +47,7 @@ namespace {
 struct TopologyInfo {
   bool usable = false;
   std::string warning;
-  int numa_nodes = 0, cores = 0, pus = 0, l3_caches = 0;
+  int packages = 0, numa_nodes = 0, cores = 0, pus = 0, l3_caches = 0;
 };
 
 struct ExecutorPlan {
@@ -69,7 +69,8 @@ struct Info {
 
 TopologyInfo read_topology() {
   const Topology& topo = Topology::system();
-  TopologyInfo info{topo.usable(), topo.warning(), topo.numa_node_count(), topo.core_count(), 0, 0};
+  TopologyInfo info{
+      topo.usable(), topo.warning(), topo.package_count(), topo.numa_node_count(), topo.core_count(), 0, 0};
   std::set<int> l3_groups;
   for (const CoreInfo& core : topo.cores()) {
     info.pus += static_cast<int>(core.os_cpus.size());
@@ -163,6 +164,7 @@ void print_topology(std::ostream& out, const TopologyInfo& topo) {
     return;
   }
   Table table({}, "lr");
+  table.add_row({"packages", std::to_string(topo.packages)});
   table.add_row({"NUMA nodes", std::to_string(topo.numa_nodes)});
   table.add_row({"cores", std::to_string(topo.cores)});
   table.add_row({"PUs", std::to_string(topo.pus)});
@@ -278,6 +280,7 @@ nlohmann::json info_to_json(const Info& info) {
           {"topology",
            {{"usable", topo.usable},
             {"warning", topo.warning},
+            {"packages", topo.packages},
             {"numa_nodes", topo.numa_nodes},
             {"cores", topo.cores},
             {"pus", topo.pus},

@@ -40,6 +40,7 @@ class Topology {
   const std::string& warning() const noexcept { return warning_; }
   int core_count() const noexcept { return static_cast<int>(cores_.size()); }
   int numa_node_count() const noexcept { return numa_nodes_; }
+  int package_count() const noexcept { return packages_; }  // processor sockets (0: unknown)
   const std::vector<CoreInfo>& cores() const noexcept { return cores_; }
 
   // 0: same core; 1: share an L2; 2: share an L3; 3: same NUMA node; 4: farther.
@@ -57,6 +58,7 @@ class Topology {
   std::unique_ptr<Handle> handle_;
   std::vector<CoreInfo> cores_;
   int numa_nodes_ = 0;
+  int packages_ = 0;
   std::string warning_;
 };
 
