@@ -23,6 +23,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,9 @@ struct TraceJob {
   std::string bind_id;
   bool flow_in = false, flow_out = false;
 };
+
+inline double job_end(const TraceJob& job) noexcept { return job.start_us + job.duration_us; }
+using Track = std::pair<std::int64_t, std::int64_t>;  // a worker: (pid, tid)
 
 // A flow v1 event ("s" start, "t" step, "f" finish), bound to a job of its
 // track: "s" and "t" to the job enclosing ts, "f" too when "bp" is "e", else
