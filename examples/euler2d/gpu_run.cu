@@ -7,10 +7,25 @@
 
 namespace weft::euler {
 
-int run_on_gpus(const Options& o, SolverConfig config) {
+namespace {
+
+template <class Ranks>
+int run_with(const Options& o, SolverConfig config, const Ranks& ranks) {
   config.gpus = o.gpus;
-  return o.layout == "strided" ? run_solver<StridedView, true>(o, config)
-                               : run_solver<ContiguousView, true>(o, config);
+  return o.layout == "strided" ? run_solver<StridedView, true>(o, config, ranks)
+                               : run_solver<ContiguousView, true>(o, config, ranks);
 }
+
+}  // namespace
+
+int run_on_gpus(const Options& o, SolverConfig config, const weft::examples::OneProcess& ranks) {
+  return run_with(o, config, ranks);
+}
+
+#if WEFT_EXAMPLES_MPI
+int run_on_gpus(const Options& o, SolverConfig config, const weft::examples::MpiRanks& ranks) {
+  return run_with(o, config, ranks);
+}
+#endif
 
 }  // namespace weft::euler

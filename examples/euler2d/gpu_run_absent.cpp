@@ -3,9 +3,18 @@
 
 namespace weft::euler {
 
-int run_on_gpus(const Options& /*o*/, SolverConfig /*config*/) {
+namespace {
+
+[[noreturn]] void refuse() {
   throw UsageError(
       "--gpus: this weft was built without the CUDA backend (no nvcc found, or WEFT_ENABLE_CUDA=OFF)");
 }
+
+}  // namespace
+
+int run_on_gpus(const Options&, SolverConfig, const weft::examples::OneProcess&) { refuse(); }
+#if WEFT_EXAMPLES_MPI
+int run_on_gpus(const Options&, SolverConfig, const weft::examples::MpiRanks&) { refuse(); }
+#endif
 
 }  // namespace weft::euler

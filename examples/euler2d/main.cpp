@@ -17,7 +17,7 @@
 // is checked before the run starts), with 1.
 //
 // Under mpirun (in a build with MPI), the partitions are spread over the
-// ranks (host only: --gpus needs a single rank); rank 0 writes the outputs
+// ranks (with --gpus N, each rank's on GPU local_rank % N); rank 0 writes the outputs
 // and prints, except the traces: --trace t.json gives t.0.json, t.1.json,
 // ... (one a rank, for weft trace merge), and VTK: --vtk run.vti gives
 // run_rank0.vti, run_rank1.vti, ... (each rank's blocks) and run.pvti. The
@@ -102,12 +102,7 @@ void check_options(const Options& o) {
   }
 }
 
-void check_gpus(const Options& o, int ranks) {
-  if (ranks > 1) {
-    throw UsageError("--gpus: not on several MPI ranks yet (this run has " + std::to_string(ranks) +
-                     "); run euler2d --gpus without mpirun, or leave --gpus out to spread the partitions "
-                     "over the ranks' CPUs");
-  }
+void check_gpus(const Options& o) {
   const weft::CudaDiscovery found = weft::discover_cuda_devices();
   if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
     const std::string hint = found.devices.empty()
@@ -216,10 +211,10 @@ int euler2d(int argc, char** argv, const Ranks& ranks) {
   ranks.together([&] {  // each rank checks the outputs it writes
     config = solver_config(o);
     check_options(o);
-    if (o.gpus > 0) check_gpus(o, ranks.size());
-    check_outputs(o, o.gpus == 0 && ranks.group() != nullptr ? ranks.rank() : -1);  // --gpus: one process
+    if (o.gpus > 0) check_gpus(o);
+    check_outputs(o, ranks.group() != nullptr ? ranks.rank() : -1);
   });
-  if (o.gpus > 0) return run_on_gpus(o, config);  // a single rank (check_gpus)
+  if (o.gpus > 0) return run_on_gpus(o, config, ranks);  // over ranks: each on GPU local_rank % --gpus
   return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config, ranks)
                                : run_solver<weft::ContiguousView, false>(o, config, ranks);
 }

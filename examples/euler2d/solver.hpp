@@ -131,11 +131,11 @@ class Solver {
   using Cell = State<double, Layout>;
   using Field = Tensor<Cell, 2>;
 
-  // Throws std::invalid_argument when the grid cannot be split as asked,
-  // or for ranks on GPUs (and, on GPUs, std::runtime_error when no CUDA
-  // device is usable).
+  // Throws std::invalid_argument when the grid cannot be split as asked
+  // (and, on GPUs, std::runtime_error when no CUDA device is usable). Over
+  // ranks on GPUs each rank's partitions live on GPU local_rank % gpus.
   explicit Solver(const SolverConfig& config)
-      : config_(checked(config)),
+      : config_(config),
         in_(make_field<Cell>(config, Gpu, 1)),
         out_(make_field<Cell>(config, Gpu, 1)),
         wave_speeds_(make_field<double>(config, Gpu, 0)),
@@ -202,17 +202,16 @@ class Solver {
   double dx() const noexcept { return cell_size(config_.problem, config_.nx, config_.ny); }
 
  private:
-  static const SolverConfig& checked(const SolverConfig& c) {
-    if (Gpu && c.ranks != nullptr)
-      throw std::invalid_argument("Solver: fields spread over ranks live in host memory; not on GPUs");
-    return c;
-  }
-
   // A field of the grid split as configured: in GPU memory, over the
   // configured ranks, or in this process's host memory.
   template <class T>
   static Tensor<T, 2> make_field(const SolverConfig& c, bool gpu_memory, std::size_t padding) {
     const Extents<2> partitions{1, c.partitions}, sub_partitions{1, c.sub_partitions};
+    if (gpu_memory && c.ranks != nullptr) {
+      // Over ranks: this rank's partitions on GPU local_rank % gpus.
+      return Tensor<T, 2>(distributed(c.ranks), CudaMemory::on_devices(c.gpus), partitions, sub_partitions,
+                          padding, c.nx, c.ny);
+    }
     if (gpu_memory)
       return Tensor<T, 2>(CudaMemory::on_devices(c.gpus), partitions, sub_partitions, padding, c.nx, c.ny);
     if (c.ranks != nullptr)
