@@ -1,0 +1,142 @@
+// The Eikonal example (examples/eikonal): the Fast Iterative Method as a weft
+// graph equals the serial reference bit for bit, gives one field for every
+// split and layout, stays within the first-order scheme's error of the exact
+// distance in the band (less on a finer grid), and leaves the rest at +inf.
+#include <weft/weft.hpp>
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "fim.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using weft::ContiguousView;
+using weft::StridedView;
+using weft::eikonal::Problem;
+using weft::eikonal::Solver;
+
+Problem problem(std::size_t nx, std::size_t ny, std::size_t band, std::size_t partitions) {
+  Problem p;
+  p.nx = nx;
+  p.ny = ny;
+  p.band = band;
+  p.partitions = partitions;
+  return p;
+}
+
+template <class T, class Layout>
+std::vector<T> solve(const Problem& p, long* changing_passes = nullptr) {
+  Solver<T, Layout> solver(p);
+  weft::Executor executor;
+  const long passes = solver.run(executor);
+  if (changing_passes != nullptr) *changing_passes = passes;
+  std::vector<T> field(p.nx * p.ny);
+  for (std::size_t j = 0; j < p.ny; ++j)
+    for (std::size_t i = 0; i < p.nx; ++i) field[j * p.nx + i] = solver.distance(i, j);
+  return field;
+}
+
+template <class T>
+std::uint64_t checksum(const Problem& p, const std::vector<T>& field) {
+  return weft::eikonal::field_checksum(p.nx, p.ny,
+                                       [&](std::size_t i, std::size_t j) { return field[j * p.nx + i]; });
+}
+
+template <class T>
+void check_equals_reference(Problem p) {
+  long graph_passes = 0;
+  const std::vector<T> graph = solve<T, StridedView>(p, &graph_passes);
+  const auto reference = weft::eikonal::solve_serial<T>(p);
+  CHECK(graph_passes == reference.changing_passes);
+  std::size_t different = 0;
+  for (std::size_t k = 0; k < graph.size(); ++k)
+    if (std::bit_cast<std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>>(graph[k]) !=
+        std::bit_cast<std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>>(reference.values[k]))
+      ++different;
+  CHECK(different == 0);
+}
+
+}  // namespace
+
+TEST_CASE("Eikonal.graph_equals_the_serial_reference_bitwise") {
+  Problem p = problem(48, 40, 30, 3);
+  p.source_x = 2;  // near a corner: the update must ignore cells beyond the edges
+  p.source_y = 37;
+  check_equals_reference<double>(p);
+  check_equals_reference<float>(p);
+  check_equals_reference<double>(problem(33, 17, 6, 4));  // a narrow band around the centre
+}
+
+TEST_CASE("Eikonal.checksum_is_the_same_for_1_2_4_partitions_and_both_layouts") {
+  const Problem one = problem(40, 32, 12, 1);
+  const std::uint64_t expected = checksum(one, solve<double, StridedView>(one));
+  const std::uint64_t expected_float = checksum(one, solve<float, StridedView>(one));
+  CHECK(expected != expected_float);  // the hash sees the values
+  for (std::size_t partitions : {1, 2, 4}) {
+    CAPTURE(partitions);
+    const Problem p = problem(40, 32, 12, partitions);
+    CHECK(checksum(p, solve<double, StridedView>(p)) == expected);
+    CHECK(checksum(p, solve<double, ContiguousView>(p)) == expected);
+    CHECK(checksum(p, solve<float, StridedView>(p)) == expected_float);
+    CHECK(checksum(p, solve<float, ContiguousView>(p)) == expected_float);
+  }
+}
+
+// The bound (docs/eikonal.md): the 1D update is exact along the axes; the
+// first diagonal cell is h (1 + sqrt(2)/2 - sqrt(2)) = 0.293 h too far, and
+// each doubling of the distance adds at most 0.35 ln 2 h more (measured
+// 0.21-0.24 h), the O(h log(1/h)) growth near a point source. So in a band of
+// K cells the max error is at most h (0.3 + 0.35 ln K), and the mean (L1 per
+// cell) error at most 0.6 of the max. Halving h at the same physical band
+// (0.25) must scale both by 1/2 to 3/4: first order, times the log factor.
+TEST_CASE("Eikonal.error_in_the_band_is_first_order_and_falls_when_refined") {
+  weft::eikonal::BandError coarse;
+  for (std::size_t n : {32, 64}) {
+    CAPTURE(n);
+    const Problem p = problem(n, n, n / 4, 2);
+    const std::vector<double> field = solve<double, StridedView>(p);
+    const auto error =
+        weft::eikonal::band_error(p, [&](std::size_t i, std::size_t j) { return field[j * n + i]; });
+    const double bound = p.h() * (0.3 + 0.35 * std::log(static_cast<double>(p.band)));
+    MESSAGE("n = " << n << ": max error " << error.max << ", L1 " << error.l1 << ", bound " << bound);
+    CHECK(error.max <= bound);
+    CHECK(error.l1 <= 0.6 * error.max);
+    if (n == 32) {
+      coarse = error;
+    } else {
+      CHECK(error.max / coarse.max > 0.5);
+      CHECK(error.max / coarse.max < 0.75);
+      CHECK(error.l1 / coarse.l1 > 0.5);
+      CHECK(error.l1 / coarse.l1 < 0.75);
+    }
+  }
+}
+
+TEST_CASE("Eikonal.cells_beyond_the_band_keep_infinity") {
+  const Problem p = problem(40, 40, 9, 2);
+  const std::vector<double> field = solve<double, ContiguousView>(p);
+  const double limit = 9 * p.h();
+  std::size_t inside = 0, beyond = 0;
+  for (std::size_t j = 0; j < p.ny; ++j) {
+    for (std::size_t i = 0; i < p.nx; ++i) {
+      const double v = field[j * p.nx + i], exact = weft::eikonal::exact_distance(p, i, j);
+      if (exact > limit) {  // the scheme never underestimates: these stay at the initial value
+        CHECK(v == std::numeric_limits<double>::infinity());
+        ++beyond;
+      } else if (exact < limit - p.h()) {  // well inside: reached
+        CHECK(v <= limit);
+        ++inside;
+      }
+    }
+  }
+  CHECK(inside > 150);
+  CHECK(beyond > 1000);
+}
