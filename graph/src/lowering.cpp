@@ -108,18 +108,21 @@ void Program::lower_special_nodes(const Graph& graph) {
 }
 
 void Program::name_nodes_for_traces(const Graph& graph) {
-  // Trace names: the node's name, else its kind.
+  // Observers and traces see the node's name, else its kind, and where its
+  // partition lives; the graph is known by its address.
   static constexpr std::array<NodeKind, 7> kinds{
       NodeKind::Compute,     NodeKind::Copy,     NodeKind::Reduce,   NodeKind::Sync,
       NodeKind::Conditional, NodeKind::Subgraph, NodeKind::Condition};
   std::array<const char*, kinds.size()> kind_names{};
   for (NodeKind k : kinds) kind_names[static_cast<std::size_t>(k)] = to_string(k);
-  std::vector<const char*> names(graph.nodes_.size());
-  for (std::size_t i = 0; i < names.size(); ++i)
-    names[i] = kind_names[static_cast<std::size_t>(graph.nodes_[i].kind)];
+  std::vector<NodeLabel> labels(graph.nodes_.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const NodeRecord& node = graph.nodes_[i];
+    labels[i] = {kind_names[static_cast<std::size_t>(node.kind)], node.partition, node.device};
+  }
   for (const auto& [id, name] : graph.names_.by_id())
-    names[static_cast<std::size_t>(id)] = intern_trace_name(name);
-  policy->set_trace_names(std::move(names));
+    labels[static_cast<std::size_t>(id)].name = intern_trace_name(name);
+  policy->set_node_labels(&graph, std::move(labels));
 }
 
 void Program::bind_gpu() {

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include <weft/backends/initial_exec_tls.hpp>
+#include <weft/memory/memory_pool_hook.hpp>
 #include <weft/runtime/topology.hpp>
 
 namespace weft {
@@ -38,6 +39,30 @@ std::uint64_t xorshift(std::uint64_t& s) noexcept {
   s ^= s >> 7;
   s ^= s << 17;
   return s;
+}
+
+// Pool allocations reach the observers of the executor whose worker makes
+// them (memory/ knows no executors; threads that are not workers have no
+// executor to report to).
+void observe_pool_event(const void* pool, const char* space, const void* ptr, std::size_t size,
+                        bool allocated) noexcept {
+  const WorkerContext* worker = Executor::current_worker();
+  if (worker == nullptr) return;
+  const detail::ObserverList* observers = worker->observers();
+  if (observers == nullptr) return;
+  const AllocationEvent event{observer_clock(), worker->index(), pool, space, ptr, size};
+  allocated ? observers->allocate(event) : observers->deallocate(event);
+}
+
+// The pool hook is set while some executor has observers, so that pools
+// pay nothing more than its check otherwise.
+void count_observed_executor(int change) noexcept {
+  static std::mutex mutex;
+  static int observed = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  const int before = std::exchange(observed, observed + change);
+  if (before == 0 && observed > 0) set_memory_pool_hook(&observe_pool_event);
+  if (before > 0 && observed == 0) set_memory_pool_hook(nullptr);
 }
 
 }  // namespace
@@ -123,13 +148,13 @@ Executor::Executor(ExecutorConfig config)
   if (!pin) {
     for (auto& w : workers_) w->core_.store(-1, std::memory_order_relaxed);
   }
-  tracer_ = std::make_unique<Tracer>(total);
+  tracer_ = std::make_shared<Tracer>(total);
   if (const char* path = std::getenv("WEFT_TRACE"); path != nullptr && *path != '\0') {
     // Several executors in one process: path, path.1, path.2, ...
     static std::atomic<int> traced_executors{0};
     const int n = traced_executors.fetch_add(1, std::memory_order_relaxed);
     trace_path_ = n == 0 ? std::string(path) : std::string(path) + "." + std::to_string(n);
-    tracer_->start();
+    start_trace();
   }
   start_workers();
 }
@@ -167,8 +192,74 @@ void Executor::stop_workers() noexcept {
   }
 }
 
-void Executor::write_trace(const std::string& path) {
+void Executor::attach(std::shared_ptr<Observer> observer) {
+  if (observer == nullptr) throw std::invalid_argument("Executor::attach: the observer is null");
+  if (!update_observers(observer, true)) {
+    throw std::invalid_argument(
+        "Executor::attach: the observer is already attached to this executor (detach it before attaching it "
+        "again)");
+  }
+}
+
+void Executor::detach(const std::shared_ptr<Observer>& observer) {
+  if (!update_observers(observer, false)) {
+    throw std::invalid_argument("Executor::detach: the observer is not attached to this executor");
+  }
+}
+
+bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool attach) {
+  std::lock_guard<std::mutex> lock(observers_mutex_);
+  const detail::ObserverList* now = observers_.load(std::memory_order_relaxed);
+  std::vector<std::shared_ptr<Observer>> next;
+  if (now != nullptr) next = now->observers();
+  const auto found = std::find(next.begin(), next.end(), observer);
+  if ((found != next.end()) == attach) return false;
+  if (attach) {
+    next.push_back(observer);
+  } else {
+    next.erase(found);
+  }
+  const detail::ObserverList* list = nullptr;
+  if (!next.empty()) {
+    observer_lists_.push_back(std::make_unique<const detail::ObserverList>(std::move(next)));
+    list = observer_lists_.back().get();
+  }
+  // release: pairs with the acquire in observers(). Older lists stay alive:
+  // a job may still be calling one.
+  observers_.store(list, std::memory_order_release);
+  if ((now == nullptr) != (list == nullptr)) count_observed_executor(list != nullptr ? 1 : -1);
+  return true;
+}
+
+void WorkerContext::trace(const char* name, Domain domain, std::int64_t start_ns) const noexcept {
+  const detail::ObserverList* observers = executor_->observers();
+  if (observers == nullptr) return;
+  NodeEvent event;
+  event.time_ns = start_ns;
+  event.worker = index_;
+  event.domain = domain;
+  event.name = name;
+  observers->node_begin(event);
+  event.time_ns = observer_clock();
+  observers->node_end(event);
+}
+
+void Executor::start_trace() {
+  tracer_->start();
+  update_observers(tracer_, true);  // false: started already
+}
+
+void Executor::stop_trace() noexcept {
   tracer_->stop();
+  try {
+    update_observers(tracer_, false);
+  } catch (...) {
+    // No memory for the new list: the tracer stays attached, stopped, and records nothing.
+  }
+}
+
+void Executor::write_trace(const std::string& path) {
+  stop_trace();
   std::vector<Domain> domains;
   for (const auto& w : workers_) domains.push_back(w->domain_);
   tracer_->write_chrome_json(path, domains);
@@ -184,6 +275,7 @@ Executor::~Executor() {
       std::fprintf(stderr, "weft: WEFT_TRACE: %s\n", e.what());
     }
   }
+  if (observers_.load(std::memory_order_relaxed) != nullptr) count_observed_executor(-1);
   // Extensions (schedulers of upper layers) go while the executor is whole.
   while (!extensions_.empty()) extensions_.pop_back();
 }

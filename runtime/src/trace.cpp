@@ -19,16 +19,34 @@ const char* intern_trace_name(std::string_view name) {
 }
 
 Tracer::Tracer(int workers)
-    : origin_(std::chrono::steady_clock::now()),
+    : origin_ns_(observer_clock()),
       buffers_(std::make_unique<Buffer[]>(static_cast<std::size_t>(workers))),
       workers_(workers) {}
 
 void Tracer::start() {
   for (int w = 0; w < workers_; ++w) buffers_[static_cast<std::size_t>(w)].events.clear();
-  origin_ = std::chrono::steady_clock::now();
+  origin_ns_ = observer_clock();
   // The executor publishes this flag to workers through the next job it
   // hands them (deque and inbox are release/acquire), so a relaxed store does.
   active_.store(true, std::memory_order_relaxed);
+}
+
+// A node's span opens and closes on one worker, nested ones inside (a node
+// that waits runs others meanwhile), so a stack per worker pairs them. It
+// is kept while stopped too: a stop between a begin and its end must not
+// pair that end with an outer begin.
+void Tracer::on_node_begin(const NodeEvent& e) noexcept {
+  if (e.worker < 0 || e.worker >= workers_) return;
+  buffers_[static_cast<std::size_t>(e.worker)].open.push_back(e.time_ns);
+}
+
+void Tracer::on_node_end(const NodeEvent& e) noexcept {
+  if (e.worker < 0 || e.worker >= workers_) return;
+  Buffer& buffer = buffers_[static_cast<std::size_t>(e.worker)];
+  if (buffer.open.empty()) return;  // attached between this node's begin and end
+  const std::int64_t begin = buffer.open.back();
+  buffer.open.pop_back();
+  if (active()) buffer.events.push_back({e.name, begin - origin_ns_, e.time_ns - origin_ns_, e.domain});
 }
 
 std::vector<std::vector<TraceEvent>> Tracer::events() const {

@@ -69,6 +69,16 @@ WorkGraphEngine<Index>::WorkGraphEngine(Crs<Index> dag, std::vector<Domain> doma
 }
 
 template <class Index>
+void WorkGraphEngine<Index>::set_node_labels(const void* graph, std::vector<NodeLabel> labels) {
+  if (!labels.empty() && labels.size() != static_cast<std::size_t>(dag_.num_rows())) {
+    throw std::invalid_argument("WorkGraphPolicy::set_node_labels: " + std::to_string(labels.size()) +
+                                " labels given for " + std::to_string(dag_.num_rows()) + " nodes");
+  }
+  graph_ = graph != nullptr ? graph : this;
+  labels_ = std::move(labels);
+}
+
+template <class Index>
 void WorkGraphEngine<Index>::check_acyclic(const std::vector<Index>& strong_in_degree) {
   // Kahn's algorithm over the strong edges: without a strong cycle every
   // node reaches in-degree zero.
@@ -204,6 +214,10 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
   scope_ = scope;
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
+  // One list for the whole run, so that each observer sees all of it or none.
+  run_observers_ = executor.observers();
+  run_ = runs_begun_++;
+  if (run_observers_ != nullptr) run_observers_->run_begin(run_event());
   if (roots_.empty()) return false;  // no node, or none without a predecessor
   if (!conditions_.empty()) {
     // A node that did not run in the last pass (a branch not taken) may have
@@ -226,6 +240,7 @@ std::exception_ptr WorkGraphEngine<Index>::finish_run() noexcept {
   if (!error && cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
     error = std::make_exception_ptr(Cancelled("the run was cancelled; nodes not yet started were skipped"));
   }
+  if (run_observers_ != nullptr) run_observers_->run_end(run_event());
   // release: the next run (possibly on another thread) sees this one's state settled.
   busy_.store(false, std::memory_order_release);
   return error;
@@ -233,11 +248,11 @@ std::exception_ptr WorkGraphEngine<Index>::finish_run() noexcept {
 
 template <class Index>
 void WorkGraphEngine<Index>::execute(Index node, WorkerContext& worker, Index& owed) {
-  const bool traced = worker.tracing();
+  const bool observed = run_observers_ != nullptr;
   if (conditions_.empty()) {
-    traced ? execute_from<true, false>(node, worker, owed) : execute_from<false, false>(node, worker, owed);
+    observed ? execute_from<true, false>(node, worker, owed) : execute_from<false, false>(node, worker, owed);
   } else {
-    traced ? execute_from<true, true>(node, worker, owed) : execute_from<false, true>(node, worker, owed);
+    observed ? execute_from<true, true>(node, worker, owed) : execute_from<false, true>(node, worker, owed);
   }
 }
 
@@ -251,8 +266,8 @@ void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
     seed = &self.seeds_[static_cast<std::size_t>(seed->left)];
   }
   Index owed = 0;
-  // One mode for the block of roots (tracing, condition nodes).
-  if (worker.tracing()) {
+  // One mode for the block of roots (observers, condition nodes).
+  if (self.run_observers_ != nullptr) {
     self.conditions_.empty() ? self.template execute_roots<true, false>(*seed, worker, owed)
                              : self.template execute_roots<true, true>(*seed, worker, owed);
   } else {
@@ -263,14 +278,14 @@ void WorkGraphEngine<Index>::invoke_seed(Job& job, WorkerContext& worker) {
 }
 
 template <class Index>
-template <bool Traced, bool Conditions>
+template <bool Observed, bool Conditions>
 void WorkGraphEngine<Index>::execute_roots(const SeedJob& seed, WorkerContext& worker, Index& owed) {
   // The bounds are copied first: once the last root is handed over (to a GPU
   // worker, say) the run may end and free this seed. Reading roots_[r] is
   // safe: while root r has not run, the run cannot end.
   const Index lo = seed.lo, hi = seed.hi;
   for (Index r = lo; r < hi; ++r)
-    execute_from<Traced, Conditions>(roots_[static_cast<std::size_t>(r)], worker, owed);
+    execute_from<Observed, Conditions>(roots_[static_cast<std::size_t>(r)], worker, owed);
 }
 
 template <class Index>
@@ -299,7 +314,7 @@ Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worke
       if (next < 0) {
         next = succ;  // run one ready successor here, without a push
       } else {
-        worker.push(&jobs_[static_cast<std::size_t>(succ)]);
+        push_ready(worker, &jobs_[static_cast<std::size_t>(succ)]);
       }
     }
   }
@@ -313,9 +328,10 @@ Index WorkGraphEngine<Index>::release(Index from, Index to, WorkerContext& worke
 // never falls below the nodes truly in flight, and a chain of single
 // successors touches it only once.
 template <class Index>
-template <bool Traced, bool Conditions>
+template <bool Observed, bool Conditions>
 void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Index& owed) {
   const Index* row_map = dag_.row_map.data();
+  const detail::ObserverList* const observers = Observed ? run_observers_ : nullptr;
   while (true) {
     const auto at = static_cast<std::size_t>(node);
     const Domain domain = domains_.empty() ? Domain::Cpu : domains_[at];
@@ -337,20 +353,33 @@ void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Ind
     int choice = -1;
     if (!failed_.load(std::memory_order_relaxed) &&
         (cancel_ == nullptr || !cancel_->load(std::memory_order_relaxed))) {
-      // Read before the call: once a deferred node with no early successor
+      // Made before the call: once a deferred node with no early successor
       // is started, its completion may end the run and free this engine.
-      const char* name = trace_names_.empty() ? "node" : trace_names_[at];
+      NodeEvent event;
+      if constexpr (Observed) {
+        event = node_event(node, worker, domain);
+        observers->node_begin(event);
+        if (early >= 0) {
+          // A deferred node may complete (and end the run) before its call
+          // returns: the job holds the run open until it has reported the
+          // end, and pays with the rest it owes. relaxed: as in add_in_flight().
+          pending_.fetch_add(1, std::memory_order_relaxed);
+          ++owed;
+        }
+      }
       try {
-        const std::int64_t start = Traced ? worker.trace_clock() : 0;
         if (condition) {
           choice = node_calls_[at].choose();
         } else {
           invoke_node_call(node);
         }
-        if constexpr (Traced) worker.trace(name, domain, start);
         started = true;
       } catch (...) {
         if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
+      }
+      if constexpr (Observed) {
+        event.time_ns = observer_clock();
+        observers->node_end(event);
       }
     }
     Index next;

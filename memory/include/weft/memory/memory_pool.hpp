@@ -55,6 +55,7 @@
 #include <weft/backends/memory_space.hpp>
 #include <weft/memory/memory_pool_geometry.hpp>
 #include <weft/memory/memory_pool_handle.hpp>
+#include <weft/memory/memory_pool_hook.hpp>
 #include <weft/memory/memory_pool_statistics.hpp>
 
 #include <cstddef>
@@ -96,7 +97,9 @@ class MemoryPool {
 
   // See the header comment. Host threads; host-accessible spaces only.
   void* allocate(std::size_t size, int attempt_limit = 1) const noexcept requires(Space::host_accessible) {
-    return handle_.allocate(size, attempt_limit);
+    void* ptr = handle_.allocate(size, attempt_limit);
+    detail::report_to_memory_pool_hook(this, Space::name(), ptr, size, true);  // memory_pool_hook.hpp
+    return ptr;
   }
 
   // Frees a block from allocate(size). Throws std::invalid_argument, changing
@@ -104,6 +107,7 @@ class MemoryPool {
   // or for a size that does not fit the block. A null pointer is ignored.
   void deallocate(void* ptr, std::size_t size) const requires(Space::host_accessible) {
     handle_.deallocate(ptr, size);
+    if (ptr != nullptr) detail::report_to_memory_pool_hook(this, Space::name(), ptr, size, false);
   }
 
   std::size_t allocate_block_size(std::size_t size) const noexcept {

@@ -34,6 +34,7 @@
 #include <weft/runtime/event_count.hpp>
 #include <weft/runtime/executor_config.hpp>
 #include <weft/runtime/job.hpp>
+#include <weft/runtime/observer.hpp>
 #include <weft/runtime/trace.hpp>
 #include <weft/runtime/worker_stats.hpp>
 
@@ -48,11 +49,16 @@ class WorkerContext {
   Domain domain() const noexcept { return domain_; }
   Executor& executor() const noexcept { return *executor_; }
 
-  // Tracing (see trace.hpp): is it on, the clock, and recording one span
-  // that began at `start_ns` and ends now.
-  bool tracing() const noexcept;
-  std::int64_t trace_clock() const noexcept;
-  void trace(const char* name, Domain domain, std::int64_t start_ns);
+  // The observers attached to this worker's executor (observer.hpp), or
+  // null: the one check a job makes while nobody observes. A job reads it
+  // once and sends both its begin and its end to the list it read.
+  const detail::ObserverList* observers() const noexcept;
+  // For jobs that report themselves once they ended (tasks, task-group
+  // jobs): is anyone observing, the clock, and one node that began at
+  // `start_ns` and ends now (its begin and end events, sent together).
+  bool tracing() const noexcept { return observers() != nullptr; }
+  std::int64_t trace_clock() const noexcept { return observer_clock(); }
+  void trace(const char* name, Domain domain, std::int64_t start_ns) const noexcept;
 
   // Makes a ready job runnable. CPU jobs go onto this worker's deque of that
   // priority; GPU jobs onto its GPU deques when it has them, else to the GPU
@@ -167,10 +173,30 @@ class Executor {
   std::vector<WorkerStats> stats() const;
   void reset_stats() noexcept;
 
-  // Execution traces (trace.hpp). write_trace() stops tracing and writes
-  // Chrome trace-event JSON; call both only while no run is in flight.
-  void start_trace() { tracer_->start(); }
-  void stop_trace() noexcept { tracer_->stop(); }
+  // Observers (observer.hpp), attached and detached from any thread at any
+  // time, also while runs are in flight and from inside callbacks. Each call
+  // publishes a new list of observers atomically, and every job reads the
+  // list once (a work-DAG run: once, as it starts), so an observer sees the
+  // jobs and runs that start after attach() returned, and no more of those
+  // that start after detach() returned; jobs and runs already in flight
+  // keep the list they read (and it keeps the observer alive), so once
+  // detach() returned, wait for the runs you started (or wait_for_all())
+  // before the observer's own state goes. Lists are kept until the executor
+  // goes (a few dozen bytes per call). Attaching an observer twice, or
+  // detaching one that is not attached, throws std::invalid_argument.
+  void attach(std::shared_ptr<Observer> observer);
+  void detach(const std::shared_ptr<Observer>& observer);
+  // The list attached now, or null (for job implementations; see WorkerContext).
+  const detail::ObserverList* observers() const noexcept {
+    // acquire: pairs with the release in update_observers(), for the list's contents.
+    return observers_.load(std::memory_order_acquire);
+  }
+
+  // Execution traces (trace.hpp): the tracer is an observer, attached by
+  // start_trace() and detached by stop_trace(). write_trace() stops tracing
+  // and writes Chrome trace-event JSON; call these only while no run is in flight.
+  void start_trace();
+  void stop_trace() noexcept;
   bool tracing() const noexcept { return tracer_->active(); }
   void write_trace(const std::string& path);
   Tracer& tracer() noexcept { return *tracer_; }
@@ -238,7 +264,17 @@ class Executor {
   alignas(64) std::atomic<std::uint32_t> completions_{0};
   std::atomic<std::uint32_t> external_waiters_{0};
 
-  std::unique_ptr<Tracer> tracer_;
+  // Observers: the published list (null: none), and every list published,
+  // which jobs may still be reading (see attach()). Every job reads the
+  // list: on a line of its own, away from the counters above.
+  alignas(64) std::atomic<const detail::ObserverList*> observers_{nullptr};
+  std::mutex observers_mutex_;  // serialises attach and detach
+  std::vector<std::unique_ptr<const detail::ObserverList>> observer_lists_;
+  // Publishes the list with `observer` added (attach) or removed; false,
+  // changing nothing, when it already is (or is not) attached.
+  bool update_observers(const std::shared_ptr<Observer>& observer, bool attach);
+
+  std::shared_ptr<Tracer> tracer_;
   std::string trace_path_;  // from WEFT_TRACE: written when the executor goes
 
   std::mutex extensions_mutex_;
@@ -257,10 +293,8 @@ class Executor {
 
 // ---- inline hot paths -------------------------------------------------------
 
-inline bool WorkerContext::tracing() const noexcept { return executor_->tracer_->active(); }
-inline std::int64_t WorkerContext::trace_clock() const noexcept { return executor_->tracer_->now_ns(); }
-inline void WorkerContext::trace(const char* name, Domain domain, std::int64_t start_ns) {
-  executor_->tracer_->record(index_, name, domain, start_ns);
+inline const detail::ObserverList* WorkerContext::observers() const noexcept {
+  return executor_->observers();
 }
 
 inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) {

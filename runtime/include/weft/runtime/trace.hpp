@@ -10,9 +10,10 @@
 // from its construction and writes the file when destroyed (a second
 // executor in the same process writes path.json.1, and so on).
 //
-// Cost: when tracing is off, each job checks one relaxed flag (graph
-// nodes: once per chain of nodes a worker runs); nothing else happens.
-// When on, a worker appends to its own buffer (no locks, no sharing).
+// The tracer is an Observer (observer.hpp): start_trace() attaches it and
+// stop_trace() detaches it, so an executor that does not trace pays what
+// one without observers pays. When on, a worker appends to its own buffer
+// (no locks, no sharing).
 //
 // Write (or stop) a trace only when no run is in flight: a run's events are
 // all recorded before its completion is signalled, so after waiting for the
@@ -20,7 +21,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include <weft/runtime/job.hpp>
+#include <weft/runtime/observer.hpp>
 
 namespace weft {
 
@@ -41,7 +42,10 @@ struct TraceEvent {
   Domain domain;
 };
 
-class Tracer {
+// Records a span per node between on_node_begin and on_node_end, on the
+// buffer of the worker that ran it; events of workers beyond `workers` are
+// dropped. Attach it to one executor at a time.
+class Tracer : public Observer {
  public:
   explicit Tracer(int workers);
 
@@ -49,14 +53,14 @@ class Tracer {
   void start();
   void stop() noexcept { active_.store(false, std::memory_order_relaxed); }
 
-  std::int64_t now_ns() const noexcept {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_)
-        .count();
-  }
+  std::int64_t now_ns() const noexcept { return observer_clock() - origin_ns_; }
   // Worker `worker` only (each worker owns its buffer).
   void record(int worker, const char* name, Domain domain, std::int64_t start_ns) {
     buffers_[static_cast<std::size_t>(worker)].events.push_back({name, start_ns, now_ns(), domain});
   }
+
+  void on_node_begin(const NodeEvent& e) noexcept override;
+  void on_node_end(const NodeEvent& e) noexcept override;
 
   // Every event so far, by worker (call when no run is in flight).
   std::vector<std::vector<TraceEvent>> events() const;
@@ -66,9 +70,10 @@ class Tracer {
  private:
   struct alignas(64) Buffer {
     std::vector<TraceEvent> events;
+    std::vector<std::int64_t> open;  // begin times of the nodes running, innermost last
   };
   std::atomic<bool> active_{false};
-  std::chrono::steady_clock::time_point origin_;
+  std::int64_t origin_ns_;  // observer_clock() at start()
   std::unique_ptr<Buffer[]> buffers_;
   int workers_;
 };

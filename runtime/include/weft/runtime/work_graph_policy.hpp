@@ -97,9 +97,13 @@ class WorkGraphPolicy {
     engine_->start_calls(executor, calls, cancel, done, context, scope);
   }
 
-  // Names for traces: one interned name per node (intern_trace_name), or
-  // empty for "node". Set while no pass is in flight.
-  void set_trace_names(std::vector<const char*> names) const { engine_->set_trace_names(std::move(names)); }
+  // What observers (observer.hpp) and traces hear of the nodes: the graph
+  // they belong to (for identity; the policy itself when never set) and one
+  // label per node (name, partition, device), or none ("node"). Set while
+  // no pass is in flight; throws std::invalid_argument for a wrong count.
+  void set_node_labels(const void* graph, std::vector<NodeLabel> labels) const {
+    engine_->set_node_labels(graph, std::move(labels));
+  }
 
   // Deferred nodes: nodes whose call only starts their work (a GPU node
   // queues a kernel on a stream and returns) and which complete later, when

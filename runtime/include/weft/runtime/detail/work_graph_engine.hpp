@@ -40,7 +40,7 @@ class WorkGraphEngine {
   void start_calls(Executor& executor, const NodeCall* calls, const std::atomic<bool>* cancel, OnDone done,
                    void* context, const WaitScope* scope);
 
-  void set_trace_names(std::vector<const char*> names) { trace_names_ = std::move(names); }
+  void set_node_labels(const void* graph, std::vector<NodeLabel> labels);
   void set_deferred(std::vector<Index> early);
   void complete_deferred(Index node, std::exception_ptr error) noexcept;
 
@@ -77,10 +77,11 @@ class WorkGraphEngine {
   static void invoke_seed(Job& job, WorkerContext& worker);
   // Runs `node` and what it makes ready, as far as it can without pushing;
   // adds to `owed` what the job owes the run's pending count (see finish()).
-  template <bool Traced, bool Conditions>
+  // Observed: the run has observers (run_observers_).
+  template <bool Observed, bool Conditions>
   void execute_from(Index node, WorkerContext& worker, Index& owed);
   void execute(Index node, WorkerContext& worker, Index& owed);
-  template <bool Traced, bool Conditions>
+  template <bool Observed, bool Conditions>
   void execute_roots(const SeedJob& seed, WorkerContext& worker, Index& owed);
   // Releases the successors entries[k] for k in [from, to): pushes those
   // that became ready except the first, which it returns (or -1).
@@ -107,6 +108,26 @@ class WorkGraphEngine {
       call_(functor_, node);
     }
   }
+  NodeEvent node_event(Index node, const WorkerContext& worker, Domain domain) const noexcept {
+    NodeEvent e;
+    e.time_ns = observer_clock();
+    e.worker = worker.index();
+    e.domain = domain;
+    e.node = node;
+    e.graph = graph_;
+    e.run = run_;
+    if (!labels_.empty()) {
+      const NodeLabel& label = labels_[static_cast<std::size_t>(node)];
+      e.name = label.name;
+      e.partition = label.partition;
+      e.device = label.device;
+    }
+    return e;
+  }
+  RunEvent run_event() const noexcept { return {observer_clock(), graph_, run_, dag_.num_rows()}; }
+  // Out of line: inlined into the node loop, the deque's push (and its
+  // growth path) took registers the loop needs, 6% per node on a chain.
+  [[gnu::noinline]] static void push_ready(WorkerContext& worker, Job* job) { worker.push(job); }
   int build_seeds(Index lo, Index hi, Index grain);
   [[noreturn]] void throw_cycle(const std::vector<Index>& remaining_in_degree) const;
 
@@ -114,8 +135,8 @@ class WorkGraphEngine {
   std::vector<Index> in_degree_;          // strong predecessors (edges from non-condition nodes)
   std::vector<Domain> domains_;           // empty: all CPU
   std::vector<std::uint8_t> conditions_;  // empty: no condition node
-  std::vector<const char*> trace_names_;
-  std::vector<Index> deferred_;  // empty: no deferred node (see set_deferred)
+  std::vector<NodeLabel> labels_;         // for observers (empty: every node "node")
+  std::vector<Index> deferred_;           // empty: no deferred node (see set_deferred)
   std::unique_ptr<std::atomic<Index>[]> join_;
   std::vector<NodeJob> jobs_;
   std::vector<Index> roots_;
@@ -134,6 +155,14 @@ class WorkGraphEngine {
   std::atomic<bool> busy_{false};
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;
+  // Observers (in what would be padding before pending_, leaving the
+  // offsets of the members above as they were): the list the run read as
+  // it began (null: none), the run's index among this engine's runs, and
+  // the graph's identity.
+  const detail::ObserverList* run_observers_ = nullptr;
+  std::int64_t run_ = -1;
+  std::int64_t runs_begun_ = 0;
+  const void* graph_ = this;
   // Without condition nodes: sinks not yet done. With them: nodes in
   // flight (ready, running, or deferred and not complete), as nodes may run
   // several times or not at all.

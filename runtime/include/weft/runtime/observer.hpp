@@ -1,0 +1,127 @@
+// Observers: callbacks through which a tool sees an Executor's work as it
+// runs (Taskflow's ObserverInterface, Kokkos Tools): node (job) entry and
+// exit, run begin and end, and allocations from memory pools.
+//
+//   struct NodeCounter : weft::Observer {
+//     std::atomic<int> nodes{0};
+//     void on_node_end(const weft::NodeEvent&) noexcept override { nodes.fetch_add(1); }
+//   };
+//   auto counter = std::make_shared<NodeCounter>();
+//   executor.attach(counter);              // any time, from any thread
+//   executor.run(graph).wait().get();
+//   executor.detach(counter);
+//
+// Callbacks run on the thread where the event happens (node events on the
+// worker running the node, several workers at once), so they must be
+// thread-safe; they must not throw (they are noexcept) and should be short.
+// Each observer sees a node's begin before its end, on the same worker, and
+// never one without the other. What attach and detach promise while runs
+// are in flight, and what an unobserved executor pays, is in
+// docs/observers.md.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <weft/runtime/job.hpp>
+
+namespace weft {
+
+// Observer time: steady_clock nanoseconds since its epoch, so events of
+// different executors compare.
+inline std::int64_t observer_clock() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// One node of a work-DAG (a graph node), one dynamic task, one task-group
+// job, or one helper job of a parallel loop, entered or left.
+struct NodeEvent {
+  std::int64_t time_ns = 0;  // observer_clock() when it began, or ended
+  int worker = -1;           // the index of the worker running it
+  Domain domain = Domain::Cpu;
+  std::int64_t node = -1;       // its index in its graph; -1 for jobs that are not graph nodes
+  const char* name = "node";    // never null; lives as long as the process (intern_trace_name)
+  const void* graph = nullptr;  // which graph (for identity only; see docs/observers.md), or null
+  std::int32_t partition = -1;  // the tensor partition it works on, or -1
+  std::int32_t device = -1;     // the device that partition lives on, or -1
+  std::int64_t run = -1;        // which run of its graph, counted from 0; -1 outside graphs
+};
+
+// One run (one pass over every node) of a work-DAG or graph.
+struct RunEvent {
+  std::int64_t time_ns = 0;
+  const void* graph = nullptr;  // as NodeEvent::graph
+  std::int64_t run = -1;        // as NodeEvent::run
+  std::int64_t nodes = 0;       // how many nodes the graph has
+};
+
+// A block handed out or taken back by a MemoryPool (memory_pool.hpp).
+struct AllocationEvent {
+  std::int64_t time_ns = 0;
+  int worker = -1;                // the worker that called the pool
+  const void* pool = nullptr;     // which MemoryPool
+  const char* space = "";         // its memory space: "HostSpace", ...
+  const void* pointer = nullptr;  // the block; null when the allocation failed
+  std::size_t size = 0;           // the size asked for
+};
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_run_begin(const RunEvent&) noexcept {}
+  virtual void on_run_end(const RunEvent&) noexcept {}
+  virtual void on_node_begin(const NodeEvent&) noexcept {}
+  virtual void on_node_end(const NodeEvent&) noexcept {}
+  virtual void on_allocate(const AllocationEvent&) noexcept {}
+  virtual void on_deallocate(const AllocationEvent&) noexcept {}
+};
+
+// What the layer that built a work-DAG knows of one node, for its events
+// (WorkGraphPolicy::set_node_labels).
+struct NodeLabel {
+  const char* name = "node";  // interned (intern_trace_name)
+  std::int32_t partition = -1;
+  std::int32_t device = -1;
+};
+
+namespace detail {
+
+// The observers attached to an executor at one moment. Never changed once
+// published: attach and detach publish a new list (see Executor::attach).
+class ObserverList {
+ public:
+  explicit ObserverList(std::vector<std::shared_ptr<Observer>> observers)
+      : observers_(std::move(observers)) {}
+
+  const std::vector<std::shared_ptr<Observer>>& observers() const noexcept { return observers_; }
+  void run_begin(const RunEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_run_begin(e);
+  }
+  void run_end(const RunEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_run_end(e);
+  }
+  void node_begin(const NodeEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_node_begin(e);
+  }
+  void node_end(const NodeEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_node_end(e);
+  }
+  void allocate(const AllocationEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_allocate(e);
+  }
+  void deallocate(const AllocationEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_deallocate(e);
+  }
+
+ private:
+  std::vector<std::shared_ptr<Observer>> observers_;
+};
+
+}  // namespace detail
+}  // namespace weft
