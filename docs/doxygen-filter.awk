@@ -130,6 +130,11 @@ BEGIN {
 
 {
   line = $0
+  # The licence line that opens every file is not documentation.
+  if (line ~ /^\/\/ SPDX-License-Identifier:/) {
+    print ""
+    next
+  }
   if (is_comment(line)) {
     # Aligned under a member's trailing comment: more of that text.
     if (trailing_column > 0 && comment_column(line) == trailing_column && pending == 0) {
