@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Decides whether the CUDA backend is built. AUTO builds it when nvcc is found,
 # ON insists on it, OFF leaves it out. Without a GPU or driver the backend still
 # builds and simply reports zero devices at run time.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The API reference: Doxygen over the public headers (docs/Doxyfile.in).
 #   cmake -S . -B build -DWEFT_BUILD_DOCS=ON && cmake --build build --target weft_docs
 # writes build/docs/html/index.html. Needs Debian's doxygen (and awk, for the

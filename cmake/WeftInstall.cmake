@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # `cmake --install` puts headers, the layer libraries, weftConfig.cmake (with
 # its version file) and weft.pc under the prefix, so an outside project can
 # find_package(weft 0.1) and link weft::weft, or ask pkg-config (docs/install.md).

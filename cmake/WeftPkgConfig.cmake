@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # weft.pc (and weft-mpi.pc when the mpi layer is built) for pkg-config users:
 #   g++ -std=c++20 app.cpp $(pkg-config --cflags --libs weft)
 # The layers are static libraries, so everything they link (hwloc, threads,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # One line per option at the end of configuring: what this build of weft
 # contains and what it leaves out. A parent project that adds weft as a
 # subproject gets the lines in its own feature_summary() instead.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Warning and sanitizer flags shared by every weft target.
 add_library(weft_build_flags INTERFACE)
 target_compile_options(weft_build_flags INTERFACE

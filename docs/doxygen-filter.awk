@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Doxygen INPUT_FILTER for weft's public headers: turns their plain `//`
 # comments into Doxygen comments, so the reference shows what the headers say
 # without the headers carrying Doxygen markup (docs/Doxyfile.in).

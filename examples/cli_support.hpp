@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every example's main (and weft-bench's) shares: strict number checks
 // for CLI11 options, and a main() wrapper that turns every exception into an
 // exit code and a message on stderr, never an abort.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Naive Fibonacci on the dynamic task-DAG (Kokkos report, Figure 3.4): one
 // task per call of fib(k). A task for k >= 2 spawns fib(k-2) at High priority
 // and fib(k-1), then respawns itself to run again once both are done (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Naive Fibonacci as a static work-DAG (Kokkos report, Figure 3.6): one work
 // item per call of fib(k), each executing after the two items that compute
 // fib(k-1) and fib(k-2). The DAG is built as "who must run after whom" and

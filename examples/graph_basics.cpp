@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ripple's Listing 5 as a weft graph: A, then B; C and D (GPU kind) beside
 // B; then E after B, C and D. Runs it, then dumps the graph as JSON.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Control flow inside one graph (condition nodes) and runs that queue.
 //
 // A Collatz walk: "step" halves or triples-plus-one the number, and the

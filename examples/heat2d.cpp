@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 2D heat diffusion as a weft graph over 4 virtual devices.
 //
 // The square is split along y into one partition per device. Each step

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // heat2d on a GPU: the same graph as heat2d.cpp, with the tensors in GPU
 // memory. The kernel is wrapped in weft::cuda::kernel; the walls, the
 // padding copies (on a copy stream) and the updates all run on the GPU, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The examples on the ranks of an MPI job (built when WEFT_EXAMPLES_MPI):
 // MpiRanks offers ranks.hpp's calls over a weft::mpi::Session, and
 // run_main_on_ranks is run_main (cli_support.hpp) for a program that

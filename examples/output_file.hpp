@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Output files of the examples and weft-bench: checked before a run starts
 // and through close after it, so that a lost write is an error naming the
 // file, never a silent success.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where an example runs: in one process (OneProcess, here), or on the ranks
 // of an MPI job when mpirun started it (MpiRanks, mpi_ranks.hpp). Both offer
 // the same few calls, so an example is written once, as a template on them:

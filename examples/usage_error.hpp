@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Arguments that parse but make no sense together ("odd number of steps"):
 // run_main (cli_support.hpp) exits 2 on it. Apart from cli_support.hpp so
 // that CUDA sources can throw it without CLI11.

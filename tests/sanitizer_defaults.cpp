@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Default options for sanitized builds, compiled into every test and example
 // so that running a binary directly behaves as it does under ctest.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # For test scripts run as `cmake -D... -P script.cmake -- <arguments...>`:
 # sets `arguments` to the list after the "--".
 set(arguments)

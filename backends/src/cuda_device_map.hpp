@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Weft's CUDA device numbers and the CUDA runtime's, for the backend's .cu
 // files (private to the backends library). Weft's numbers are logical when
 // WEFT_CUDA_LOGICAL_DEVICES is set (cuda_devices.hpp), and equal CUDA's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Discovery through the CUDA runtime. "No driver" and "no device" are normal
 // answers on build machines: they yield zero devices and a note, not an error.
 // Also the logical -> CUDA device mapping every .cu file of the backend uses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Discovery in a build without the CUDA backend (WEFT_ENABLE_CUDA=OFF or no nvcc).
 #include <weft/backends/cuda_devices.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory spaces with the CUDA backend compiled in: device memory through
 // cudaMalloc, page-locked host memory through cudaMallocHost.
 #include <weft/backends/memory_space.hpp>

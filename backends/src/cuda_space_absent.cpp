@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory spaces in a build without the CUDA backend: HostPinnedSpace is plain
 // host memory and CudaSpace cannot allocate.
 #include <weft/backends/memory_space.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DeviceStreams and CUDA events with the CUDA backend compiled in.
 #include <weft/backends/cuda_streams.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DeviceStreams and CUDA events in a build without the CUDA backend: creating
 // either throws, so nothing is ever there to destroy.
 #include <weft/backends/cuda_streams.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/backends/device_registry.hpp>
 
 #include <weft/backends/cuda_devices.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/backends/host_devices.hpp>
 
 #include <stdexcept>

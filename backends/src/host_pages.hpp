@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Page-aligned host allocation shared by HostSpace and the HostPinnedSpace
 // fallback (private to the backends library).
 #pragma once

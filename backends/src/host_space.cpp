@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/backends/memory_space.hpp>
 
 #include <weft/backends/detail/checked_size.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The process's logical CUDA device count (cuda_devices.hpp), in every build:
 // without the CUDA backend nothing reads it, so it changes nothing.
 #include <weft/backends/cuda_devices.hpp>

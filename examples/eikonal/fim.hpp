@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Fast Iterative Method (Jeong and Whitaker) for |grad phi| = 1 on a 2D
 // grid, as a weft graph: the distance from one source cell, within a band.
 //

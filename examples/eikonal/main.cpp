@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // eikonal: the distance from one source cell (|grad phi| = 1) within a band,
 // by the Fast Iterative Method as a weft graph that loops until no pass
 // changes a cell (fim.hpp; the method and the checks: docs/eikonal.md).

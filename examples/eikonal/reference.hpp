@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The serial reference for fim.hpp: the same Jacobi passes over plain arrays,
 // with the same local solver and band, so that the graph's field must equal
 // it bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A 5x7 pixel bitmap font for the numbers and words on euler2d's colour bar,
 // so that images carry their value range without a font library. Digits,
 // upper-case letters (lower case draws as upper case), ". - + ( ) ?" and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The 2D Euler equations of an ideal gas, written once for every place a
 // cell's state can live: an owned value, or a handle on a cell of a strided
 // (struct of arrays) or contiguous (array of structs) Tensor.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The exact solution of the Riemann problem for the 1D Euler equations of an
 // ideal gas (Toro, "Riemann Solvers and Numerical Methods for Fluid
 // Dynamics", chapter 4): two constant states meet at x0 at t = 0, and the

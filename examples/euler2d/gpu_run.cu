@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d --gpus: the same solver and run as on the host (run_solver.hpp),
 // instantiated with its kernels on the GPU. nvcc compiles this file.
 #include <weft/views/cuda/block_kernel_cuda.cuh>

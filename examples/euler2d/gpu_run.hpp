@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d --gpus: the run on CUDA GPUs, built from gpu_run.cu when weft has
 // its CUDA backend (gpu_run_absent.cpp otherwise).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d --gpus in a build without weft's CUDA backend.
 #include "gpu_run.hpp"
 

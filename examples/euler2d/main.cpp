@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d: weft's flagship. The 2D Euler equations (FORCE fluxes, dimensional
 // splitting) as a weft graph over partitions of the domain, one per (virtual)
 // device; by default Ripple's Mach 3.81 shock hitting a low-density bubble.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d's command-line options, shared by the host and the GPU runs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The names of euler2d's output files that derive from the names given:
 // frames after --png, traces a rank after --trace.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Writes a scalar field as a colour PNG (libpng) with a colour bar under it:
 // the image a person looks at after a run. Row 0 of the image is the field's
 // top row (largest y). Under the field, a strip (legend_layout) holds the

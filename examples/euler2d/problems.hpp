@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The initial conditions euler2d solves. Cells are square; their size is
 // cell_size(): the shock-bubble domain is 1 high (nx / ny long), Sod's tube
 // is 1 long (ny / nx high, its rows all alike).

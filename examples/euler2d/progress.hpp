@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d's progress line on a terminal, rewritten in place at most five
 // times a second: step, time, how far the run is and when it should end.
 //

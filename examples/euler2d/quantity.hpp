@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What euler2d's images show (--field): one value per cell computed from the
 // conserved state of a host field, and the colour scale to draw it with.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The euler2d solver written by hand over plain arrays, with no graph, no
 // Tensor and no scheduler: the baseline weft's Solver (solver.hpp) is
 // checked against, bitwise, and timed against (tools/bench/euler_bench.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One run of the solver with euler2d's options, its progress line, images,
 // VTK output and summary: the whole program after the arguments are parsed. A template
 // on where the kernels run, so that main.cpp instantiates the host run and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The 2D Euler solver as a weft graph (Ripple Listing 12). One run of the
 // graph is one time step:
 //

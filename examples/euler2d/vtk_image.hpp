@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // euler2d's raw output for analysis tools (--vtk): VTK XML image data, which
 // ParaView and VisIt read. Cell arrays density, pressure and velocity (three
 // components, z = 0) on nx x ny square cells of side `spacing`, origin 0,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # README's C++ blocks are the files of examples/readme, verbatim: each block
 # follows a marker line naming its file,
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs a README program and checks that it keeps README's promise: exit code
 # 0, and standard output that matches every regular expression given after
 # `--`, each after the previous one's match.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU nodes in a lowered graph: deferred work-DAG nodes whose calls queue
 // work on a CUDA stream, ordered by the stream, events between streams, and
 // host callbacks towards host nodes and the end of the pass (gpu_node.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Building a Graph: nodes, edges, levels of the builder, names.
 #include <weft/graph/graph.hpp>
 #include <weft/runtime/utf8.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graph -> Graphviz DOT: one box per node (GPU nodes shaded, condition nodes
 // diamonds), nodes of one level on one rank, weak edges dashed and labelled
 // with the choice they are.

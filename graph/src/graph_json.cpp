@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graph <-> JSON (the schema is in docs/graph-json.md).
 #include <weft/graph/graph.hpp>
 #include <weft/graph/json_document.hpp>

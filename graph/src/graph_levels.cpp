@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Levels and cycles. A cycle of strong edges is an error; weak edges (out of
 // condition nodes) may close loops. Levels are longest paths over the strong
 // edges and the weak edges that close no loop: those between different

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Running graphs. Each run is one object with its count or predicate and
 // the Promise behind its future; the runs of one graph wait in the graph's
 // queue, and each starts when the one before it has ended (Taskflow's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Subgraphs (Ripple section 5.3.5): inlined into the graph, or, for a
 // conditional one or one a branch chooses, one node that runs it.
 #include <weft/graph/graph.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // parse_json_document: nlohmann's SAX parser feeding a document builder that
 // counts depth and refuses repeated keys as it goes (one pass, no callback:
 // nlohmann's parse callback rescans the parent array whenever an object

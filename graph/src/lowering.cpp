@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Lowering a Graph onto the work-DAG: successor rows, one call per node,
 // domains and condition flags, in one pass each over the nodes and edges.
 #include "program.hpp"

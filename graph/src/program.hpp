@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The lowered form of a Graph: what a run executes. Internal to graph/.
 #pragma once
 

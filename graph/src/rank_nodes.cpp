@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Distributed graphs in their lowered form (docs/distributed.md): each rank
 // keeps every node, so node numbers and message tags agree everywhere, but
 // runs only its own: nodes of other ranks do nothing, cross-rank padding

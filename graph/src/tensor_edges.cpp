@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor operations (split, boundary, reduce) as nodes and edges: one node
 // per block, the padding copies of padded accesses and the ordering rules
 // between them (Ripple section 5.4, Figures 7 and 9).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft: a task-graph-first runtime for heterogeneous nodes.
 //
 //   #include <weft/weft.hpp>

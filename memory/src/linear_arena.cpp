@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/memory/linear_arena.hpp>
 
 #include <weft/backends/detail/checked_size.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/memory/memory_pool_geometry.hpp>
 
 #include <weft/memory/memory_pool_handle.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A graph's RankChannel over MPI (docs/distributed.md, "Passes"):
 //
 // Messages: non-blocking sends and receives on the channel's own

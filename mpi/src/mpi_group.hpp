@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The RankGroup of an MPI communicator, and the channels it opens: each a
 // duplicate of the communicator, so graphs never see each other's messages.
 // Internal to the mpi layer (mpi_channel.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The progress thread: the one thread that makes MPI calls once a Session
 // has started (so MPI_THREAD_SERIALIZED suffices). Other threads post work
 // to it; it starts requests, tests them and calls their completions.

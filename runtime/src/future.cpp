@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What futures need from the runtime out of line: waiting, tearing a task
 // or promise state down, and completing and cancelling promises.
 #include <weft/runtime/future.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/runtime/trace.hpp>
 #include <weft/runtime/utf8.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device discovery: CUDA devices when present (zero, with a reason, when not)
 // and host virtual devices.
 #include <weft/backends/backends.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Logical CUDA devices without a GPU: reading WEFT_CUDA_LOGICAL_DEVICES, the
 // logical -> GPU mapping, and the process-wide count. With a GPU present the
 // same count makes discovery report that many devices (tests/cuda checks

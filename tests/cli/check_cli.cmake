@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs the weft program once and checks what it did:
 #   cmake -DWEFT=<program> -DEXIT=<code> [-DSTDOUT=<regex>] [-DSTDERR=<regex>]
 #         [-DSTDOUT_FILE=<file>] [-DSTDIN=<file>] [-DWRITES=<file> -DWRITES_FILE=<file>]

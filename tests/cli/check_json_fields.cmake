@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs the weft program, which must exit 0 with one JSON document on stdout,
 # and checks fields of that document:
 #   cmake -DWEFT=<program> "-DFIELDS=<path>=<value>|<path>=<value>..."

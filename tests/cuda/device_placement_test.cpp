@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DevicePlacement: partitions spread round robin over the devices, or placed
 // one by one, with errors that say what was wrong.
 #include <weft/backends/device_placement.hpp>

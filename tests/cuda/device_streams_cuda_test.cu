@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DeviceStreams and the CUDA event pool on a GPU: streams are non-blocking and
 // live on their device (whichever device the caller had current), events
 // have timing disabled, order a copy before a kernel across streams, and are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DeviceStreams and CUDA events where no GPU can be used: a build without the
 // CUDA backend, or a machine without a GPU or driver, gets an error that says
 // which and names the device, never a crash. On a machine with a GPU the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // EventPool bookkeeping, with a fake backend that counts its calls: events
 // are reused, created in chunks only when none is free, destroyed only with
 // the pool, handed to one holder at a time (also under threads, for TSan),

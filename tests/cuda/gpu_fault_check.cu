@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A GPU node whose kernel faults must fail the graph's run, with the CUDA
 // error in the message, and not leave the run waiting for ever. A fault
 // leaves the process's CUDA context unusable, so this check is a program of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Helpers for the GPU suite: skip without a device, logical devices for one
 // test, and device arrays that tests fill from and read back into std::vectors.
 #pragma once

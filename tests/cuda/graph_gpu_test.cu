@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU nodes in a graph, on a GPU: kernels and copies queued on streams by
 // GPU-priority workers, ordered by stream order, events and host callbacks,
 // with host nodes seeing the results and running while the GPU computes;

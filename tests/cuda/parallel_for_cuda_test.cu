@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::cuda::parallel_for: saxpy with the very functor the host backend
 // runs, equal to the host's result; offset and negative ranges; a
 // WEFT_HOST_DEVICE lambda; MDRange ranks 2 and 3 visiting every index once

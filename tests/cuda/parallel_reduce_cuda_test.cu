@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::cuda::parallel_reduce against the host backend's parallel_reduce with
 // the same functors and reducers: integer sums, maxima and minima exactly;
 // double sums within the error bound of floating-point summation (and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensors in GPU memory: blocks on the GPU, deep copies to and from the
 // host, padding copies on streams, and split() graphs of weft::cuda::kernel
 // nodes with padding-copy nodes on copy streams, equal to the host graph;

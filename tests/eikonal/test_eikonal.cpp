@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Eikonal example (examples/eikonal): the Fast Iterative Method as a weft
 // graph equals the serial reference bit for bit, gives one field for every
 // split and layout, stays within the first-order scheme's error of the exact

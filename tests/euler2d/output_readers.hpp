@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Readers for what euler2d writes, as its tests check it: PNG images (libpng),
 // XML (a small strict parser: enough to say a .vti is well formed and to
 // walk it) and VTK's base64 arrays.

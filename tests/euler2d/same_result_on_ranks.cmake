@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs an example as one process and under mpiexec on RANKS ranks, with the
 # same arguments, and checks that both succeed and print the same result:
 #   cmake -DPROGRAM=<example> -DMPIEXEC=<mpiexec> -DNUMPROC_FLAG=-n -DRANKS=<n>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The flagship's numerics (examples/euler2d): the exact Riemann solver,
 // Sod's tube against it, and weft's Solver against itself under every split
 // and against the hand-written reference solver, bitwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the flagship writes (examples/euler2d): images of each --field with a
 // colour bar that gives their range, frames named after --png from step 0,
 // VTK image data in one file or a piece a rank, and the progress line's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What every weft fuzz target checks: a reader given arbitrary bytes either
 // accepts them (and the target checks what it made) or refuses them with
 // std::invalid_argument. Any other exception is a finding, reported with its

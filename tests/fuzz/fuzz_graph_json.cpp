@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: Graph::from_json_text on arbitrary bytes.
 //
 // The contract (docs/graph-json.md): bad input is refused with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the weft program's trace reader (tools/weft/trace_summary)
 // on arbitrary bytes.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Graph builder: Ripple's listings, levels, subgraphs, conditionals,
 // running, cancelling, errors, and JSON / DOT.
 #include <weft/graph/graph.hpp>

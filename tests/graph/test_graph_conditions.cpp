@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Condition nodes in the Graph builder (branch, make_branch): a node that
 // returns which one of its successors runs, so that branches, loops and
 // state machines fit in one graph. Scenarios re-expressed from Taskflow's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU-kind nodes on a default Executor without a GPU (README's Graph
 // snippet as written), and the error that names the graph and the fix where
 // a config leaves the executor without GPU-priority workers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU nodes (on_gpu, on_gpu_copy) as the graph sees them without a GPU:
 // their shape, their errors, and the clear refusal to run where no CUDA
 // device can be used. tests/cuda/graph_gpu_test.cu runs them on a GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Observers on graph runs: every node once per run, known by its graph's
 // name for it, its partition and device, between its run's begin and end.
 #include <weft/graph/graph.hpp>

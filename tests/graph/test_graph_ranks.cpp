@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Distributed graphs in the JSON (docs/graph-json.md): built for one rank of
 // a fake group (no MPI: nothing runs), a graph records each node's rank, what
 // every message node moves, and the number of ranks; loading keeps them, and

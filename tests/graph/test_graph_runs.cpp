@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs of a graph: they queue like Taskflow's (one after another, in
 // submission order, each with its own future, count and predicate), a
 // rejected or cancelled run disturbs no other, waits are futures' and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor operations on graphs: Ripple's Listings 6-11 and the graph shapes
 // of Figures 3, 4, 7 and 9, checked through the JSON; padded stencils run
 // against serial references.

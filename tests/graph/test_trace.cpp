@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Execution traces: Chrome trace-event JSON with one span per node, task or
 // job, on the worker that ran it; WEFT_TRACE writes one at exit.
 #include <weft/graph/graph.hpp>

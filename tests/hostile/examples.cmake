@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Hostile cases for the examples (included from CMakeLists.txt when they are
 # built). Exit codes: 0 ok, 1 the run or an output failed, 2 usage error.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs one hostile case: a weft program on a bad input, and checks that it
 # failed (or succeeded) cleanly.
 #   cmake -DPROGRAM=<file> -DEXIT=<code> -DEXPECT=<regex> -DWORKDIR=<folder>

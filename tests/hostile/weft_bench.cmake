@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Hostile cases for weft-bench (included from CMakeLists.txt when it is built).
 # The runs use --quick and one small benchmark (views_saxpy); exit codes as
 # for the examples.

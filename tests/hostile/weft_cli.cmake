@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Hostile cases for the weft program (included from CMakeLists.txt when it is
 # built). Exit codes: 0 ok, 1 invalid input, 2 usage error. Its message and
 # file-format cases live in tests/cli; these are the endless, huge and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs a three-node work-DAG through weft as an outside project sees it
 // (installed, through pkg-config, or as a subproject), and checks that the
 // version macros agree with the version the build system found

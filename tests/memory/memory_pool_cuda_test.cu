@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MemoryPool<CudaSpace> used from GPU threads: many threads allocate, fill
 // their block with their own id, and check it before freeing, so two live
 // blocks that overlap are caught; the host also checks the addresses. Skips,

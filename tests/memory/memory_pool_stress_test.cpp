@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MemoryPool under concurrency: threads allocate random sizes between 8 bytes
 // and the largest block, fill every block over its whole length with a
 // pattern unique to the thread and the allocation, and check the pattern just

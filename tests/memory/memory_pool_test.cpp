@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MemoryPool: construction rules, block sizes, exhaustion, reassignment, the
 // larger-block fallback, statistics and bad deallocations, on one thread.
 #include <weft/memory/memory_pool.hpp>

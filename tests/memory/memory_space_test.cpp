@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory spaces: raw allocation, alignment, copies, and what happens without
 // a GPU.
 #include <weft/backends/memory_space.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MultiarchAllocator and LinearArena: per-thread CPU arenas, per-device
 // arenas, exhaustion, reset, and concurrent use of one arena.
 #include <weft/memory/multiarch_allocator.hpp>

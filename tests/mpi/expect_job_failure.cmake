@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs COMMAND (a ;-list) and passes if it exits non-zero within LIMIT
 # seconds: a job whose rank died must end, not hang, and must not succeed.
 separate_arguments(command NATIVE_COMMAND "${COMMAND}")

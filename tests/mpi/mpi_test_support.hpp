@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the MPI suites share: the session, and tensors filled the same way
 // on every rank, whether distributed or not.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A rank that dies in the middle of a run: the others are waiting for its
 // messages. mpiexec must end the job, non-zero, within a bounded time
 // (tests/mpi/expect_job_failure.cmake), never hang.

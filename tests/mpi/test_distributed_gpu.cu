@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Distributed tensors in GPU memory over MPI (docs/distributed.md), run with
 // 2 ranks: each rank drives the GPU local_rank % devices, padding between
 // ranks goes through page-locked host memory, and the results equal the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Distributed graphs over MPI (docs/distributed.md), run with 2 and 4 ranks:
 // cross-rank padding copies equal the single-process results bitwise, a
 // distributed reduce equals the single-process one, runs and loops work

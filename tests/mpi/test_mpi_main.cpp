@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The MPI suites' main: one weft::mpi::Session around doctest, so that
 // every rank runs the same test cases in the same order (each case is
 // collective). Run through mpiexec (tests/mpi/CMakeLists.txt).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DAG shapes shared by the work-DAG tests and stress tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ChaseLevDeque on one thread: LIFO for the owner, FIFO for thieves, growth.
 // The multi-threaded stress test lives in tests/stress.
 #include <weft/runtime/chase_lev_deque.hpp>

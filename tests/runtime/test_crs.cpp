@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Crs validation and transpose_crs.
 #include <weft/runtime/crs.hpp>
 

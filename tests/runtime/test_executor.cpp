@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Executor: worker domains, GPU-priority work on virtual devices, steal
 // strategies, task groups, exceptions, sleeping and waking, statistics.
 #include <weft/runtime/executor.hpp>

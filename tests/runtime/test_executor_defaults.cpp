@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a default Executor starts: a host virtual device and one GPU-priority
 // worker without a CUDA device, WEFT_NUM_THREADS for the CPU workers, and
 // explicit configs kept as they are.

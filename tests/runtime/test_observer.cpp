@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Observers: what a tool attached to an Executor sees (node begin and end,
 // runs, pool allocations), attaching and detaching between runs and while
 // jobs run, and the tracer as one observer among others.

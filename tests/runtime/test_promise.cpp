@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Promise<T>: futures completed from outside the task-DAG, waited on like
 // std::future, used as task dependences, cancelled through a hook; and the
 // self-waits that throw instead of hanging (WaitScope, TaskGroup,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dynamic task-DAG: spawn, respawn, futures, when_all, priorities,
 // domains, errors, and pool exhaustion.
 #include <weft/runtime/task_scheduler.hpp>

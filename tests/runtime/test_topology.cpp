@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Topology over hwloc: cores, cache sharing, pinning (or a clear warning).
 #include <weft/runtime/topology.hpp>
 

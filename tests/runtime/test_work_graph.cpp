@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The static work-DAG: parallel_for(WorkGraphPolicy(crs), f) calls f(j) only
 // after every f(i) with an edge i -> j returned, exactly once per node.
 #include <weft/runtime/work_graph_policy.hpp>

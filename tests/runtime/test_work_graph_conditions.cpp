@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Condition nodes of the work-DAG (Taskflow's condition tasks): a node whose
 // call returns k runs only its k-th successor next; its edges are weak, so
 // loops through it are allowed, and a pass ends when nothing is in flight.

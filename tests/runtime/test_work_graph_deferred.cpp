@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Deferred nodes of the work-DAG: a node whose call only starts its work
 // (as a GPU node queues a kernel) and which completes when someone calls
 // complete_deferred() later, from another thread. Its early successors (the

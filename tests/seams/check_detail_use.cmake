@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Checks that one layer uses only the public API of another: no name that
 # INTERNAL's `namespace detail` blocks declare (and its public API does not
 # overload) appears in USER's sources as detail::name, as a type name, or in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stress tests run smaller under ThreadSanitizer, which slows atomics ~10x,
 // while still crossing every race window many thousands of times.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The work-DAG's condition mode under load: random graphs of plain nodes,
 // condition nodes that choose a successor (or none) and self-loops that
 // iterate, run on 1 to 4 workers and compared with a serial interpreter of

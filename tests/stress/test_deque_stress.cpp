@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // One owner pushing and popping, several thieves stealing: every item is
 // taken exactly once, and the buffer grows while thieves read it.
 #include <weft/runtime/chase_lev_deque.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Executor under load: a million tiny jobs, jobs spawning jobs, external
 // submission from several threads at once, and random work-DAGs.
 #include <weft/memory/memory_pool.hpp>

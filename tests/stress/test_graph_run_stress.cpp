@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Graph runs under load: several threads submitting runs of one graph at
 // once (they must queue, never overlap), with cancellations racing the
 // queue; and runs submitted from inside other graphs' nodes.

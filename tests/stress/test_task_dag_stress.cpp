@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dynamic task-DAG under load: several tasks at once build random DAGs
 // of tasks with random dependences (single tasks and when-alls), priorities
 // and respawns; every task must run after all it depends on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The task-DAG's failure path under load: trees of parents that respawn on
 // their children (one child directly, several through when_all), with
 // leaves failing at random, followers spawned after a child (which must

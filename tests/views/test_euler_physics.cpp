@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Euler physics of the flagship example (examples/euler2d): one state
 // type in three layouts, the physical flux and Toro's FORCE flux.
 #include "euler_physics.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Execution policies, parallel_for, parallel_reduce, reducers and
 // ReductionResult: every index visited once, the MDRange order, reductions
 // equal to serial references and deterministic, exceptions, nesting inside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Polymorphic struct layouts (Ripple section 4.2-4.3): one user struct used as
 // a plain object and as the element of strided (struct of arrays) and
 // contiguous (array of structs) containers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensors split into blocks with padding (Ripple section 4.1), their
 // iterators (5.2), and the host-side helpers a graph's nodes use.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // View: shapes, layouts, shared ownership, subviews, deep_copy, mirrors,
 // unmanaged Views, bounds checks and Views over pools and arenas.
 #include <weft/views/deep_copy.hpp>

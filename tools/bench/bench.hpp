@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The shared harness of weft's benchmarks: one program, `weft-bench`, holds
 // every benchmark; each compares weft with a baseline run in the same process
 // and reports the ratio weft / baseline (lower is better for times).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft-bench: runs the registered benchmarks and prints one table.
 //   weft-bench [--quick] [--threads N] [--filter SUBSTRING] [--json FILE] [--list]
 // --help gives each option's default; --list honours --filter.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA backend against what a GPU programmer would use instead, on one
 // stream of device 0, timed with CUDA events (GPU time between two events):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ripple's layout benchmarks on the GPU (section 7.2 and 7.3, Tables 3 and
 // 4): weft's polymorphic-layout types used in device code, StridedView
 // (struct of arrays) against ContiguousView (array of structs), each against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the GPU benchmarks share: the skip-without-a-GPU test, CUDA error
 // checks that name the call, and CUDA-event timing (GPU time between two
 // events on one stream).

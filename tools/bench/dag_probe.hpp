@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The work every DAG benchmark's nodes do, and the check that they did it:
 // each node runs a tiny body the compiler cannot delete, counts its visits,
 // and, in a verification run, takes a sequence number, so that after the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The flagship (examples/euler2d, Ripple section 8): Ripple's shock-bubble
 // problem stepped by weft's Solver, a graph over a Tensor split along y,
 // against the same solver written by hand over plain arrays with OpenMP

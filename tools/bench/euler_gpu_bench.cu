@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The flagship on one GPU (issue 8): euler2d's Solver<Layout, true>, its
 // fields in GPU memory and its kernels as weft::cuda::kernel nodes, on
 // Ripple's shock-bubble problem.

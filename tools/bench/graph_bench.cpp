@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Graph builder and its runs, against oneTBB's flow graph and weft's raw
 // work-DAG (a Crs plus a WorkGraphPolicy) of the same shape, on four shapes:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Loading a graph from JSON: Graph::from_json_text (parse, check every field,
 // build) against nlohmann::json::parse of the same text alone, in the same
 // process. The graph has n named nodes and 2n edges (each node after the

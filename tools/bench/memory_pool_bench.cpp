@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MemoryPool against glibc malloc/free (default settings), same process, same
 // threads: allocate+deallocate pairs, and batches (allocate 1000, then free
 // the 1000), for 64, 256, 1024 and 4096 bytes, on 1 and --threads threads.

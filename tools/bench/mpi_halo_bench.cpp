@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft-mpi-bench: the flagship's halo cost over MPI (issue 17). Run it
 // through tools/bench/mpi-halo, which starts it under mpiexec as 1 rank x
 // 2 workers and 2 ranks x 1 worker, alternately, and prints the ratio.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What an attached observer costs: a 1M-node work-DAG chain and 1M
 // independent nodes, run with no observer and with one that only counts
 // node ends, in the same process. (What no observer costs against a build

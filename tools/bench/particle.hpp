@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Ripple's Particle (section 7.2): position and velocity, one struct for
 // both layouts; the host (views_bench.cpp) and GPU (cuda_layout_bench.cu)
 // particle benchmarks update the same type.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dynamic task-DAG: naive Fibonacci with one task per call and no
 // cutoff, so nearly all the time is the runtimes' own per-task cost.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A DAG as oneTBB's flow graph builds it: one continue_node per node, one
 // edge per dependence, and a broadcast_node that starts the roots; the
 // baseline of the work-DAG and graph benchmarks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What tracing costs: a 1M-node work-DAG chain and 1M independent nodes run
 // with tracing off and with tracing on, in the same process. With tracing
 // off a job checks one relaxed flag (once per chain of nodes it runs), so

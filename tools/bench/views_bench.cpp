@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Views and Tensors (Ripple section 7): the kernels of Ripple's fine-grained
 // benchmarks written with weft, each against a hand-written loop over plain
 // arrays in the same process.

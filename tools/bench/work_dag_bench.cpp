@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Static work-DAGs: weft's WorkGraphPolicy against oneTBB's flow graph and
 // OpenMP tasks with depend clauses, on three shapes:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `weft graph summary|dot|validate FILE`: graphs as Graph::to_json() writes
 // them (docs/graph-json.md).
 #include <algorithm>

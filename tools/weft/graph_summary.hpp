@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `weft graph summary`: what a graph holds, counted (nodes and edges by kind,
 // levels and their widths, the critical path, nodes per device; for a
 // distributed graph nodes per rank and bytes between ranks).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `weft info [--json]`: what this build of weft contains and what it would
 // do on this machine: version, build options, the hwloc topology, CUDA
 // devices (or why none), host virtual devices, and the workers and devices a

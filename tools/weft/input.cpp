@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading a command's input: a file, or standard input for "-", never more
 // than the input limit (so /dev/zero or an endless pipe is an error, not a
 // process the kernel kills).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft: the command-line program. `weft --help` lists the commands; each
 // command's --help describes it. Exit codes: tool.hpp (kExitCodesHelp).
 #include <algorithm>

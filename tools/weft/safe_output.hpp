@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the program prints is text a terminal shows as text, whatever the
 // input held: a stream buffer in front of stdout and stderr that passes
 // newlines and tabs and writes every other control character (C0, DEL, and

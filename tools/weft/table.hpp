@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Plain-text tables for the commands' reports: columns padded to their widest
 // cell, numbers aligned on the right.
 //

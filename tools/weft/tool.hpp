@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the weft program's commands share: its exit codes, the error that
 // means "this input is invalid", reading an input file, and the functions that
 // register each family of sub-commands.

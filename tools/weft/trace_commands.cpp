@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `weft trace summary FILE` and `weft trace merge OUT IN...`: Chrome
 // trace-event files written by the Executor.
 #include <cerrno>

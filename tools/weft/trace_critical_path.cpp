@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The critical path of a trace (weft trace summary, docs/traces.md): the
 // heaviest chain of jobs by measured duration, along the edges the trace's
 // flow events draw, or, without flows, the heaviest chain of one process's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // critical_path(trace): the heaviest chain of a trace's jobs by measured
 // duration, along its flow events' edges when it has some, else in time
 // (trace_critical_path.cpp says how). Part of weft trace summary.

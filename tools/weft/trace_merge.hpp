@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `weft trace merge`: one Chrome trace from the traces of several processes
 // (the ranks of a distributed run each write their own), one process per
 // input, so Perfetto shows the ranks one above the other.

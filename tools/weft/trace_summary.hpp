@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // `weft trace summary`: where the time went in an execution trace.
 //
 // Traces are Chrome trace-event JSON as the Executor writes them:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The backends layer: devices (CUDA discovery, host virtual devices), memory
 // spaces (HostSpace, HostPinnedSpace, CudaSpace) and the WEFT_HOST_DEVICE
 // portability macro.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Discovery of CUDA devices.
 //
 //   weft::CudaDiscovery found = weft::discover_cuda_devices();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUDA queues of one device: a compute stream, copy streams, and a pool
 // of reusable events, all created once and destroyed with the DeviceStreams.
 //

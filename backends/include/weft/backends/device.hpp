@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What weft knows about a device a graph can run on.
 //
 //   for (const weft::DeviceInfo& d : weft::DeviceRegistry(2).devices())

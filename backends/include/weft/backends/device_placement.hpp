@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DevicePlacement: which device each device-partition of a Tensor lives and
 // runs on.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The devices a weft program schedules onto: the CUDA GPUs that are present,
 // or, when asked for or when there are none, host virtual devices.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // EventPool<Backend>: reusable events, created in chunks and handed out again
 // and again, so that a running graph never creates or destroys an event.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WEFT_HOST_DEVICE marks a function or lambda that runs on the host and, when
 // compiled by nvcc, on the GPU too: one kernel source for both backends.
 //

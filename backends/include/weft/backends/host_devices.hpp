@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host backend's virtual devices: N devices that live in host memory, so
 // multi-device graphs can be built, run and tested on a machine with no GPU.
 //

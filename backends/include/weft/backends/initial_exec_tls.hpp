@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // WEFT_INITIAL_EXEC_TLS gives a thread_local variable the initial-exec TLS
 // model. Why: weft's libraries are built position-independent, and there
 // the default model makes every access a __tls_get_addr call, which the

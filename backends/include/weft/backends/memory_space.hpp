@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory spaces: where a buffer lives, and the raw allocation and byte copies
 // for it. Pools, arenas and Views take a space as a template parameter.
 //

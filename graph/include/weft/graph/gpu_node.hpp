@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // GPU nodes: graph nodes that queue work on a CUDA device's stream (Ripple's
 // GPU execution kind, with the CUDA backend).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Graph builder (Ripple section 5.3): describe a workflow once, run it
 // many times on an Executor.
 //

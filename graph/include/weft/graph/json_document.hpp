@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reading JSON text the way weft reads its own documents (graph files,
 // traces): in one linear pass, refusing what a hand-edited or hostile file
 // can hold but a weft document never does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The vocabulary of graph nodes: where a node runs and what it is.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A node's work held apart from a graph: any callable with the arguments to
 // call it with, stored by type erasure (a table of function pointers and the
 // bytes of a tuple; no std::function), so nodes of any signature share one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a split kernel uses a tensor's padding (Ripple section 5.4). Passing a
 // Tensor plainly to split() says the kernel touches only its own block's
 // interior; wrapping it says the kernel reads the padding, which must first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A linear (bump) arena over one buffer: allocating moves an offset forward,
 // reset() moves it back to the start. There is no per-allocation free. This is
 // the allocation strategy of Ripple's MultiarchAllocator (Ripple section 5.1):

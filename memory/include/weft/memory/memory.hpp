@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The memory layer: the superblock MemoryPool<Space> (and its device-usable
 // MemoryPoolHandle) and the MultiarchAllocator with its linear arenas.
 #pragma once

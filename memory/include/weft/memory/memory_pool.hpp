@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MemoryPool<Space>: a finite, lock-free pool of variable-size blocks carved
 // from one span of a memory space (the superblock pool of the Kokkos task-DAG
 // report, section 2.5; the algorithm is described in memory_pool_handle.hpp).

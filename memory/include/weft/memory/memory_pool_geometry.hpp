@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a MemoryPool's construction parameters become its shape: block and
 // superblock sizes, the number of superblocks, and the layout of the state
 // words. Internal to the pool; exposed so tests can check the rules.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The lock-free heart of MemoryPool: a small, trivially copyable handle that
 // allocates and frees blocks from host threads or, compiled by nvcc, from GPU
 // threads. It does not own memory; the MemoryPool it came from does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The one hook MemoryPool offers the layers above it: a function that a
 // host-side allocate() or deallocate() calls while one is set. The runtime
 // sets it while some Executor has observers (observer.hpp), so that tools

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a MemoryPool holds at one moment.
 //
 //   weft::MemoryPoolStatistics s = pool.get_usage_statistics();

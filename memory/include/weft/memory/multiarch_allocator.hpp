@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // MultiarchAllocator: linear arenas for the CPU and for each device, as in
 // Ripple section 5.1, so tasks get scratch memory without malloc or cudaMalloc
 // while a graph runs.

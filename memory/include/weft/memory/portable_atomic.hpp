@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Atomic operations on plain words that compile for the host and, under nvcc,
 // for the GPU: std::atomic_ref on the host side, cuda::atomic_ref (device
 // scope) in device code. The memory pool keeps its state in plain arrays

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A small number that tells host threads apart: the memory pool uses it to
 // give each thread its own allocation hints and its own starting superblock,
 // so threads that allocate the same sizes do not fight over one superblock.

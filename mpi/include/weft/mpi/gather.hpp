@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // gather(session, tensor, root): every block of a distributed tensor, in
 // one host tensor on rank `root` split the same way (padding included), for
 // output and checks; other ranks get an empty Tensor. Collective: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::mpi::Session: MPI for weft's distributed graphs (docs/distributed.md).
 //
 //   int main(int argc, char** argv) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A Chase-Lev work-stealing deque: the owner pushes and pops at the bottom,
 // any thread steals from the top. The buffer is circular and grows.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compressed row storage of a directed graph (Kokkos report 2.4 and 3.3).
 // Row i lists the targets of i's edges: entries[row_map[i] .. row_map[i+1]).
 // For a WorkGraphPolicy an edge i -> j means "j executes after i".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An event count: lets idle workers sleep without missing work that arrives
 // while they decide to sleep, and costs a producer one fence and one load
 // when nobody sleeps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The work-stealing Executor: a pool of workers with a CPU or a GPU domain
 // priority (Ripple section 6), each owning Chase-Lev deques, stealing when
 // idle and sleeping on an event count when there is nothing to steal.

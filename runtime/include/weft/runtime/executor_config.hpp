@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How an Executor is set up.
 //
 //   weft::ExecutorConfig cfg;

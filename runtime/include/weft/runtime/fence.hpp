@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Store-load (Dekker) fences that ThreadSanitizer can live with.
 //
 //   x.store(1, weft::around_fence(std::memory_order_relaxed));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Future<T>: a shared-ownership handle to a dynamic task (Kokkos report
 // 3.2.1) or to a Promise's result. Copies share it; the last one lets the
 // task's block go back to the memory pool (once the task is also complete).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A job is the unit the Executor runs: one graph node, one dynamic task, or
 // one work-DAG index. It is a plain function pointer at the head of an object
 // the job's owner allocated (the DyND kernel-prefix idea): the Executor never

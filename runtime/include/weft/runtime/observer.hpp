@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Observers: callbacks through which a tool sees an Executor's work as it
 // runs (Taskflow's ObserverInterface, Kokkos Tools): node (job) entry and
 // exit, run begin and end, and allocations from memory pools.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Promise<T>: completes a Future<T> from outside the task-DAG (a graph run
 // that ends, a GPU callback, a message that arrives), with a value, an
 // exception, or a cancellation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // RankGroup and RankChannel: the processes (ranks) that run one graph
 // together, as the layers below the one that implements them (weft::mpi)
 // see them. A distributed Tensor records its RankGroup; a graph over such

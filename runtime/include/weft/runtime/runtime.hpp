@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The runtime layer: Chase-Lev deques, hwloc topology, the work-stealing
 // Executor with CPU- and GPU-priority workers, task groups, the static
 // work-DAG (Crs, transpose_crs, WorkGraphPolicy, parallel_for), the dynamic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a task sees while it runs (TaskMember), and what get() throws for a
 // cancelled task or graph run (Cancelled). The in-memory form of tasks is
 // internal: detail/task_header.hpp.

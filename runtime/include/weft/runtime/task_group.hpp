@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A group of fire-and-forget callables run on an Executor, waited on together.
 //
 //   weft::TaskGroup group(executor);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The dynamic task-DAG (Kokkos report 2.3 and 3.2): tasks spawned at run
 // time, each a pool block, with one dependence (a task or a when-all), three
 // priorities, respawn instead of blocking waits, and futures for results.

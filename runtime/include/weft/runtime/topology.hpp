@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The machine's layout as hwloc sees it: physical cores, which cores share a
 // cache, NUMA nodes; and pinning a thread to a core.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Execution traces: per worker, each graph node, task or task-group job it
 // ran, with its name, domain, start and end; written as Chrome trace-event
 // JSON that Perfetto (ui.perfetto.dev) and chrome://tracing open.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // UTF-8 well-formedness (RFC 3629: no overlong forms, no surrogates, nothing
 // above U+10FFFF), for everything that writes user text into JSON: node
 // names are checked where they are given, and writers replace what is not

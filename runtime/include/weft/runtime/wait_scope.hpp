@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Work that must not wait for itself. A thread running a job that belongs
 // to a scope (a graph's nodes, a TaskGroup's callables) is inside that
 // scope; a wait for something that can only finish after the scope's work

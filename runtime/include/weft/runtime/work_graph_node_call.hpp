@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a work-DAG node runs when each node has a callable of its own (the
 // graph layer's nodes): WorkGraphPolicy::run and start take one per node.
 #pragma once

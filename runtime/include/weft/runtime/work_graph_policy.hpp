@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The static work-DAG (Kokkos report 2.4 and 3.3): call f(i) for every node
 // of a DAG given in compressed rows, f(j) only after every f(i) with an edge
 // i -> j has returned.

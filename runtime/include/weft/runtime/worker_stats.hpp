@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What each worker did, for tuning and for tests.
 //
 //   for (const weft::WorkerStats& s : executor.stats())

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Accessor<T, Storage, I> names element I of the first Vector in a storage,
 // so a polymorphic-layout type can offer public-member syntax (v.x, v.y)
 // while its data stays strided or contiguous (Ripple section 4.3, Listing 3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Running a kernel over one block of one or more Tensors: what a split node
 // does for its partition on a CPU worker.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Boundary loaders fill the padding on a Tensor's outer edges, where no
 // neighbouring block supplies it. A loader is any callable
 //

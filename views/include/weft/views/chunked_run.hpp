@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How parallel_for and parallel_reduce cut a policy into chunks and run the
 // chunks on an Executor (internal to the views layer).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which Executor runs an execution policy that names none.
 //
 //   weft::parallel_for(n, f);                     // on weft::current_executor()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // deep_copy: the only way data moves between Views (Kokkos tutorial: "Kokkos
 // NEVER has a hidden, expensive deep-copy").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Distribution: which rank of a RankGroup owns each device partition of a
 // Tensor (issue 17, docs/distributed.md). A distributed Tensor allocates only
 // the blocks of this rank's partitions; graphs over it run those blocks'

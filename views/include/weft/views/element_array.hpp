@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ElementArray<T>: a minimal owning host buffer of `count` elements of T laid
 // out by element_storage<T>, so a polymorphic-layout type can be used as the
 // element type of a container in tests and benchmarks (the Tensor manages

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // element_storage<T>: how a container of `count` elements of T lays them out
 // in one byte buffer. The Tensor and ElementArray hold raw bytes and go
 // through this, so a plain T and a polymorphic-layout T share one container.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The marker graph operations use to tell a GPU kernel from a host kernel.
 // weft::cuda::kernel(f) (views/cuda/block_kernel_cuda.cuh, .cu files only)
 // wraps a split() kernel so that it runs on the GPU over tensors in GPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Array layouts: how a View turns a multi-index into a memory offset (Kokkos
 // tutorial, "Optionally specifying a particular array layout").
 //

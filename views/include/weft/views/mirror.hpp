@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Host mirrors: a View in host memory with the shape and layout of another, so
 // that data crosses between spaces as one block copy with no permutation
 // (Kokkos tutorial, "Deep copy ... Mirror the layout in the Host memory space").

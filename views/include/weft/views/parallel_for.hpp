@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // parallel_for: call a functor once for every index of a policy, on the
 // workers of an Executor and the calling thread.
 //

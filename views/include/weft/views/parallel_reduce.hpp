@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // parallel_reduce: fold a functor's contributions over every index of a
 // policy into one value, on the workers of an Executor and the caller.
 //

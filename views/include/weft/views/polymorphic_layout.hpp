@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // PolymorphicLayout<T> marks a user type whose data layout is chosen by a
 // template parameter, so one struct serves both as a standalone object and as
 // the element type of a container laid out as struct of arrays or array of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Execution policies: the index space a parallel_for / parallel_reduce walks,
 // and optionally the Executor that walks it.
 //

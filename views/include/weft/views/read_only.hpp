@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::read_only<Owned>(element): a copy of an element that the running
 // kernel only reads, loaded on a GPU through the read-only data path (the
 // texture / non-coherent cache, `ld.global.nc`, what __ldg emits).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Reducers: how parallel_reduce and ReductionResult combine partial values.
 //
 //   double total;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ReductionResult<T>: where a reduction that may finish asynchronously, one
 // partition at a time, leaves its value (Ripple's ReductionResult).
 //

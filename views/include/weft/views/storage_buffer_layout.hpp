@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where StridedView and ContiguousView put the values of `count` elements in
 // one byte buffer. Internal to element_storage; exposed so tests can check
 // the placement rules.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compile-time facts about the component list of a StorageDescriptor: the
 // value type and extent of each component, and a value-by-value copy between
 // two storages that hold the same components in different layouts. Internal

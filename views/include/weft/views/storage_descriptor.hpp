@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // StorageDescriptor<Layout, Types...> declares what a polymorphic-layout type
 // stores, much as a std::tuple would, and picks the Storage that holds it in
 // the given layout (Ripple section 4.2, Listing 2):

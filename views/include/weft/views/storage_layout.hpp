@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The three places the values of a polymorphic-layout type can live (Ripple
 // section 4.2, Figure 1). A user type takes one of these as a template
 // parameter and passes it on to its StorageDescriptor:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Storage of a polymorphic-layout type whose Layout is ContiguousOwned:
 // the values themselves, as typed members in declaration order, so the type
 // is an ordinary trivially copyable struct (no pointers, no indirection).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Storage of a polymorphic-layout type whose Layout is StridedView or
 // ContiguousView: a handle on one element's values inside a container. It
 // holds where each component's first value is and how far apart the values

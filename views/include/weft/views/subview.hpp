@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // subview(v, args...): a View of part of another View, sharing its allocation
 // (Kokkos' subview; the Kokkos array paper's "subarray" of a multi-index map).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tensor<T, D>: a D-dimensional array split into blocks that live on
 // different devices (Ripple section 4.1), each block with padding around it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a Tensor's index space is cut into blocks (Ripple section 4.1).
 //
 // Each dimension d of `sizes[d]` cells is split into `partitions[d]` device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Iterators over one block of a Tensor (Ripple section 5.2). A split kernel
 // receives one iterator per tensor argument, already placed on its cell:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // unrolled_for<N>(f): calls f(dim) for dim = 0 .. N-1, each dim an
 // std::integral_constant, so code written once for any number of dimensions
 // (Ripple Listing 4) unrolls at compile time and indexes with constants.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Vector<T, N> declares, inside a StorageDescriptor, N values of type T that
 // belong together (a velocity, the conserved variables of a cell). Under the
 // strided layout each of the N values gets its own component array; under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // View<DataType, Layout, Space>: a reference-counted handle to a
 // multidimensional array in one memory space (Kokkos tutorial, "Views to
 // Arrays"; Kokkos array paper).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The shared state behind a View's data: the label, the reference count and
 // what to do when the last View goes (Kokkos tutorial, "Allocation and
 // reference-counting semantics"). Views hold a pointer to one record; copies

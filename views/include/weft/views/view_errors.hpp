@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The words of View error messages, so that every message quotes shapes and
 // indices the same way: "View 'u' index (5, 3) out of bounds (4, 8)".
 // Internal to the views layer; the throwing functions are cold paths kept out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The shape of a View: its data type spells the rank and which extents are
 // known at compile time (Kokkos tutorial, "Views to Arrays").
 //

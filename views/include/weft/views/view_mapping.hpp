@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ViewMapping<Extents, Layout>: the multi-index -> offset map behind
 // View::operator() (the "multi-index mapping" of the Kokkos array paper).
 //

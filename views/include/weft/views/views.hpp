@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The views layer: View, layouts, subview, deep_copy, mirrors; polymorphic
 // struct layouts; partitioned Tensors with iterators, padding exchange and
 // boundary loaders; execution policies, parallel_for / parallel_reduce,

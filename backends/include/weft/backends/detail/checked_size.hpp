@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Size arithmetic that never wraps. Every size computed from counts a user
 // gives (extents, partitions, padding, element sizes, arena and buffer sizes)
 // goes through this before anything is allocated, so an impossible size is an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Logical CUDA devices, the pure part: reading WEFT_CUDA_LOGICAL_DEVICES and
 // mapping a logical device to the GPU it runs on. The process-wide setting is
 // in cuda_devices.hpp (cuda_logical_devices); internal to weft.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Where a Graph keeps its nodes' callables: constructed side by side in
 // 64 KiB chunks, so that adding a node costs a bump of a pointer (no
 // allocation per node) and a run walks states that sit together. Internal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Node names, both ways: id -> name for dumps and errors, name -> id for
 // find() and add_edge(name, name), in constant time. Most nodes of a large
 // graph have no name, so only named ones take space. Internal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which rank runs each node of a graph over distributed tensors, and the
 // messages between ranks its tensor operations need (docs/distributed.md).
 // Empty for a graph without distributed tensors. Internal to the graph layer.

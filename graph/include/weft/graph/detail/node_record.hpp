@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a Graph stores a node while it is built: one small record per node,
 // kept in one vector, with the rarely needed parts (GPU work, subgraphs,
 // names) in side tables. Internal to the graph layer.

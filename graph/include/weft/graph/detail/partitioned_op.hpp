@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What a tensor operation (split, then_split, reduce, then_reduce) hands to
 // the Graph: one callable per block and, for each tensor it touches, how that
 // tensor is split and how its padding is filled. Templates gather this; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A Graph's runs: the queue its runs wait in (runs of one graph execute one
 // after another, in submission order) and its lowered form, made on the
 // first run and kept until the graph changes. Internal; the queue and the

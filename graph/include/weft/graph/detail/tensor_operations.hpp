@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The templates behind Graph::split, boundary and reduce: they turn a kernel
 // and its tensor arguments into a PartitionedOp (one callable per block plus
 // what the graph needs to know about each tensor), which the Graph wires into

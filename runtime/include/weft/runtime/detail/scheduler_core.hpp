@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The task-DAG's shared state (SchedulerCore) and the in-memory form of a
 // task with its functor (TaskBlock): what TaskScheduler, spawn and
 // when_all run on (task_scheduler.hpp). Internal: users see TaskScheduler.

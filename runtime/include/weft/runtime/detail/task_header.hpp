@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The in-memory form of a dynamic task (Kokkos report 2.3): one pool block
 // holding a small header followed by the functor's bytes and its result, in
 // the spirit of the DyND kernel prefix; and of a promise's shared state, a

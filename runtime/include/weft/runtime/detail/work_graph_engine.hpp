@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The engine behind WorkGraphPolicy (work_graph_policy.hpp says what it
 // promises): join counters, one job per node, root-seeding jobs, and the
 // run in flight. Internal: users reach it through WorkGraphPolicy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::cuda::kernel(f): a split() kernel that runs on the GPU. The same
 // kernel a host split() takes (one call per interior cell, an iterator per
 // tensor argument, the other arguments as they are), marked WEFT_HOST_DEVICE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU versions of the graph's boundary and reduce operations on one
 // block of a tensor in GPU memory (the graph includes this in .cu files):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Joining the values of the threads of one block with a reducer: warp
 // shuffles inside each warp, then shared memory across the warps.
 //

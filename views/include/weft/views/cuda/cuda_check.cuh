@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error checking for the CUDA side of weft: every CUDA call's status becomes
 // a std::runtime_error naming the call, the device and CUDA's own words.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // How a policy's index space is laid over CUDA threads, shared by the GPU
 // parallel_for and parallel_reduce.
 //

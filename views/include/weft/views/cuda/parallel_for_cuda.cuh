@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::cuda::parallel_for: the GPU twin of weft::parallel_for. It runs the
 // very same WEFT_HOST_DEVICE functor, once per index, as a kernel queued on
 // a stream.

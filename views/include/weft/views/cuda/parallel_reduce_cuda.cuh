@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft::cuda::parallel_reduce: the GPU twin of weft::parallel_reduce, with
 // the same functors and reducers, queued on a stream.
 //

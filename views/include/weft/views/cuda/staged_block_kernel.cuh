@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The in_shared path of weft::cuda::kernel: each CUDA block of threads takes
 // a tile of the tensor block's interior, copies the tile and its padding of
 // every staged tensor argument into shared memory, runs the kernel on
