@@ -12,9 +12,12 @@
 // / nx. Every pass is Jacobi-style: it reads only the previous pass's
 // field, so the result is bitwise the same for any split and either layout,
 // and equals the serial reference (reference.hpp). A cell takes a value only
-// while it is at most band * h (the band); cells beyond keep +infinity.
+// while it is at most band * h (the band); cells beyond keep +infinity. A
+// pass visits only the blocks that can change (docs/eikonal.md, "Quiet
+// blocks"); the others already hold its result.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <weft/weft.hpp>
 
@@ -33,7 +37,11 @@ struct Problem {
   std::size_t band = 10;  // K: cells with a distance above K h stay at +inf
   std::size_t source_x = std::numeric_limits<std::size_t>::max();  // max: the centre, nx / 2
   std::size_t source_y = std::numeric_limits<std::size_t>::max();  // max: the centre, ny / 2
-  std::size_t partitions = 1;                                      // along y
+  std::size_t partitions = 1;                                      // along y (one per GPU with --gpus)
+  std::size_t tiles_x = 1, tiles_y = 1;  // blocks per partition along x and y: what a pass may skip
+  bool skip_quiet_blocks = true;         // false: every pass visits every block
+  bool in_shared = false;                // GPU kernels: stage the input in shared memory
+  int gpus = 0;                          // GPU solvers: devices to use (0: all present)
 
   std::size_t sx() const noexcept {
     return source_x == std::numeric_limits<std::size_t>::max() ? nx / 2 : source_x;
@@ -42,6 +50,8 @@ struct Problem {
     return source_y == std::numeric_limits<std::size_t>::max() ? ny / 2 : source_y;
   }
   double h() const noexcept { return 1.0 / static_cast<double>(nx); }
+  std::size_t blocks_x() const noexcept { return tiles_x; }
+  std::size_t blocks_y() const noexcept { return partitions * tiles_y; }
 };
 
 // A cell: its distance and whether the last pass lowered it (the FIM's
@@ -61,6 +71,34 @@ struct Cell : PolymorphicLayout<Cell<T, Layout>> {
   Storage storage;
 };
 
+// Products and differences rounded once each, on the GPU too (nvcc would
+// otherwise contract a * b - c into one fused multiply-add, which the host
+// does not do, and the fields would differ in the last bit).
+template <class T>
+WEFT_HOST_DEVICE inline T mul(T a, T b) noexcept {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) {
+    return __fmul_rn(a, b);
+  } else {
+    return __dmul_rn(a, b);
+  }
+#else
+  return a * b;
+#endif
+}
+template <class T>
+WEFT_HOST_DEVICE inline T sub(T a, T b) noexcept {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) {
+    return __fsub_rn(a, b);
+  } else {
+    return __dsub_rn(a, b);
+  }
+#else
+  return a - b;
+#endif
+}
+
 // The first-order Godunov upwind solution at a cell of width h whose
 // smallest neighbours are a (along x) and b (along y): the root of
 // (u - a)^2 + (u - b)^2 = h^2, or the 1D update min(a, b) + h where that
@@ -75,35 +113,46 @@ WEFT_HOST_DEVICE inline T godunov_update(T a, T b, T h) noexcept {
   }
   if (!(b - a < h)) return a + h;  // also inf - inf (NaN): a + h, still +inf
   const T d = a - b;
-  return (a + b + std::sqrt(T(2) * h * h - d * d)) / T(2);
+  return (a + b + std::sqrt(sub(mul(mul(T(2), h), h), mul(d, d)))) / T(2);
+}
+
+// Per-block flags shared by a pass and the bookkeeping node after it
+// (block = x + y * blocks_x, as the tensor numbers its blocks).
+struct BlockFlags {
+  const int* active = nullptr;  // the pass visits the block
+  int* changed = nullptr;       // the pass lowered a cell of the block
+  std::size_t blocks_x = 1;
+};
+
+// Notes that a cell of a block changed; cells of one block may run on
+// several threads, which all store the same 1.
+WEFT_HOST_DEVICE inline void mark_changed(int& flag) noexcept {
+#if defined(__CUDA_ARCH__)
+  flag = 1;
+#else
+  std::atomic_ref<int>(flag).store(1, std::memory_order_relaxed);  // read after the pass's join
+#endif
 }
 
 // One pass at one cell: from `in` (the previous pass, neighbours in the
-// padding) into `out`. Neighbours outside the domain do not exist.
+// padding) into `out`. The padding beyond the grid holds +inf and no flag
+// (set once, never copied over), so a neighbour outside the domain counts
+// as absent. A block the flags call quiet is left alone: `out` holds this
+// pass's result there already (docs/eikonal.md).
 template <class T>
 struct UpdateCell {
   template <class In, class Out>
-  WEFT_HOST_DEVICE void operator()(In& in, Out& out, T h, T limit) const {
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    T around[2][2] = {{inf, inf}, {inf, inf}};
-    bool near_change = false;
-    for (std::size_t d = 0; d < 2; ++d) {
-      if (!in.is_global_first(d)) {
-        const auto n = *in.offset(d, -1);
-        around[d][0] = n.value();
-        near_change = near_change || n.changed() != 0;
-      }
-      if (!in.is_global_last(d)) {
-        const auto n = *in.offset(d, 1);
-        around[d][1] = n.value();
-        near_change = near_change || n.changed() != 0;
-      }
-    }
+  WEFT_HOST_DEVICE void operator()(In& in, Out& out, T h, T limit, BlockFlags flags) const {
+    const std::size_t block = out.block(0) + out.block(1) * flags.blocks_x;
+    if (flags.active[block] == 0) return;
+    const auto west = *in.offset(0, -1), east = *in.offset(0, 1);
+    const auto south = *in.offset(1, -1), north = *in.offset(1, 1);
     T value = (*in).value();
     int changed = 0;
-    if (near_change) {  // otherwise the same inputs as last time: no lower value
+    if ((west.changed() | east.changed() | south.changed() | north.changed()) != 0) {
+      // otherwise the same inputs as last time: no lower value
       const T solved =
-          godunov_update(std::fmin(around[0][0], around[0][1]), std::fmin(around[1][0], around[1][1]), h);
+          godunov_update(std::fmin(west.value(), east.value()), std::fmin(south.value(), north.value()), h);
       if (solved < value && solved <= limit) {
         value = solved;
         changed = 1;
@@ -112,6 +161,7 @@ struct UpdateCell {
     auto next = *out;
     next.value() = value;
     next.changed() = changed;
+    if (changed != 0) mark_changed(flags.changed[block]);
   }
 };
 
@@ -164,9 +214,13 @@ BandError band_error(const Problem& p, ValueAt value_at) {
 // Throws std::invalid_argument naming the field when the problem makes no sense.
 inline void check_problem(const Problem& p) {
   if (p.nx == 0 || p.ny == 0) throw std::invalid_argument("eikonal: the grid needs at least one cell");
-  if (p.partitions == 0 || p.ny < p.partitions)
+  if (p.partitions == 0 || p.tiles_y == 0 || p.ny < p.blocks_y())
     throw std::invalid_argument("eikonal: " + std::to_string(p.ny) + " rows cannot be split into " +
-                                std::to_string(p.partitions) + " partitions");
+                                std::to_string(p.partitions) + " partitions of " + std::to_string(p.tiles_y) +
+                                " tiles");
+  if (p.tiles_x == 0 || p.nx < p.tiles_x)
+    throw std::invalid_argument("eikonal: " + std::to_string(p.nx) + " columns cannot be split into " +
+                                std::to_string(p.tiles_x) + " tiles");
   if (p.band == 0) throw std::invalid_argument("eikonal: the band needs at least 1 cell");
   if (p.sx() >= p.nx || p.sy() >= p.ny)
     throw std::invalid_argument("eikonal: the source (" + std::to_string(p.sx()) + ", " +
@@ -174,41 +228,101 @@ inline void check_problem(const Problem& p) {
                                 std::to_string(p.ny) + " grid");
 }
 
-template <class T, class Layout>
+// Where a host Solver keeps its fields and flags, and how its kernel runs
+// (the GPU's is in gpu_solver.cuh).
+struct HostPlace {
+  static constexpr bool gpu = false;
+  template <class C>
+  static Tensor<C, 2> field(const Problem& p) {
+    return Tensor<C, 2>({1, p.partitions}, {p.tiles_x, p.tiles_y}, 1, p.nx, p.ny);
+  }
+  static std::shared_ptr<int[]> flags(std::size_t count) { return std::make_shared<int[]>(count); }
+  template <class K>
+  static K kernel(K k) {
+    return k;
+  }
+  template <class C>
+  static TensorAccess<C, 2> input(const Tensor<C, 2>& t, bool) {
+    return concurrent_padded_access(t);
+  }
+};
+
+// Sets every cell of a host field, padding included, to +inf with no flag,
+// but the source cell: 0, flagged when `flag_source`.
+template <class C>
+void fill_field(const Tensor<C, 2>& field, const Problem& p, bool flag_source) {
+  using T = std::remove_cvref_t<decltype(std::declval<C&>().value())>;
+  for (std::size_t b = 0; b < field.block_count(); ++b) {
+    const BlockSpace<2>& s = field.block_space(b);
+    const BlockPlace<2> place = field.block_place(b);
+    for (std::size_t y = 0; y < s.padded[1]; ++y) {
+      for (std::size_t x = 0; x < s.padded[0]; ++x) {
+        const bool source =
+            place.origin[0] + x == p.sx() + s.padding && place.origin[1] + y == p.sy() + s.padding;
+        auto cell = *BlockIterator<C, 2>(s, y * s.stride[1] + x);
+        cell.value() = source ? T(0) : std::numeric_limits<T>::infinity();
+        cell.changed() = source && flag_source ? 1 : 0;
+      }
+    }
+  }
+}
+
+template <class T, class Layout, class Place = HostPlace>
 class Solver {
  public:
-  using Field = Tensor<Cell<T, Layout>, 2>;
+  using CellType = Cell<T, Layout>;
+  using Field = Tensor<CellType, 2>;
 
   explicit Solver(const Problem& p)
       : problem_((check_problem(p), p)),
-        a_({1, p.partitions}, {1, 1}, 1, p.nx, p.ny),
-        b_({1, p.partitions}, {1, 1}, 1, p.nx, p.ny),
-        changed_ab_(make_reduction_result<std::int64_t>(0)),
-        changed_ba_(make_reduction_result<std::int64_t>(0)),
+        a_(Place::template field<CellType>(p)),
+        b_(Place::template field<CellType>(p)),
+        host_(Place::gpu ? HostPlace::field<CellType>(p) : a_),
+        blocks_(p.blocks_x() * p.blocks_y()),
+        flags_(Place::flags(3 * blocks_)),
         counts_(std::make_shared<Counts>()) {
-    for (std::size_t j = 0; j < p.ny; ++j) {
-      for (std::size_t i = 0; i < p.nx; ++i) {
-        const bool source = i == p.sx() && j == p.sy();
-        a_(i, j).value() = source ? T(0) : std::numeric_limits<T>::infinity();
-        a_(i, j).changed() = source ? 1 : 0;  // the source starts the active list
-      }
-    }
+    reset();
     build_graph();
   }
   Solver(const Solver&) = delete;  // the graph refers to its fields
   Solver& operator=(const Solver&) = delete;
 
-  // Runs passes until one changes no cell; returns the passes that did
-  // (again: one pass, which changes nothing).
-  long run(Executor& executor) {
+  // Whether the next runs skip quiet blocks (from the next reset() on).
+  void skip_quiet_blocks(bool skip) noexcept { problem_.skip_quiet_blocks = skip; }
+
+  // Back to the start: the source alone, flagged.
+  void reset() {
+    // b holds what a pass that changes nothing would write: a's values, no flags.
+    fill_field(host_, problem_, false);
+    deep_copy(b_, host_);
+    fill_field(host_, problem_, true);
+    if constexpr (Place::gpu) deep_copy(a_, host_);
+    int* f = flags_.get();
+    for (std::size_t k = 0; k < 3 * blocks_; ++k) f[k] = 0;
+    // "The pass before the first" changed the source's block.
+    const Extents<2> source_block = block_of(problem_.sx(), problem_.sy());
+    f[changed_at() + source_block[0] + source_block[1] * problem_.blocks_x()] = 1;
+    plan_next_pass();
     *counts_ = Counts{};
+  }
+
+  // Runs passes until one changes no cell; returns the passes that did
+  // (again: one pass, which changes nothing). On GPUs, sync_host() then
+  // brings the field back for distance().
+  long run(Executor& executor) {
     executor.run(graph_).get();
     return counts_->changing_passes;
   }
+  void sync_host() {
+    if constexpr (Place::gpu) deep_copy(host_, a_);
+  }
 
-  T distance(std::size_t i, std::size_t j) const { return a_(i, j).value(); }
+  T distance(std::size_t i, std::size_t j) const { return host_(i, j).value(); }
   long changing_passes() const noexcept { return counts_->changing_passes; }
   long passes() const noexcept { return counts_->passes; }
+  // Blocks the passes visited (passes times blocks without skipping).
+  long visited_blocks() const noexcept { return counts_->visited_blocks; }
+  std::size_t blocks() const noexcept { return blocks_; }
   const Graph& graph() const noexcept { return graph_; }
   std::uint64_t checksum() const {
     return field_checksum(problem_.nx, problem_.ny,
@@ -217,39 +331,83 @@ class Solver {
 
  private:
   struct Counts {
-    long passes = 0, changing_passes = 0;
+    long passes = 0, changing_passes = 0, visited_blocks = 0;
     bool converged = false;
   };
 
+  // flags_ holds [active | changed | changed the pass before], blocks_ each.
+  static constexpr std::size_t active_at() noexcept { return 0; }
+  std::size_t changed_at() const noexcept { return blocks_; }
+  std::size_t before_at() const noexcept { return 2 * blocks_; }
+
+  Extents<2> block_of(std::size_t i, std::size_t j) const {
+    const TensorGeometry<2>& g = a_.geometry();
+    for (std::size_t b = 0; b < g.block_count(); ++b) {
+      const Extents<2> o = g.block_origin(b), e = g.block_extent(b);
+      if (i >= o[0] && i < o[0] + e[0] && j >= o[1] && j < o[1] + e[1]) return g.block_coords(b);
+    }
+    return {0, 0};
+  }
+
+  // After a pass: whether it changed a cell; which blocks the next pass must
+  // visit (docs/eikonal.md, "Quiet blocks"); the changed flags move back.
+  bool plan_next_pass() {
+    int* f = flags_.get();
+    const int* changed = f + changed_at();
+    const std::size_t bx = problem_.blocks_x(), by = problem_.blocks_y();
+    bool any = false;
+    for (std::size_t k = 0; k < blocks_; ++k) any = any || changed[k] != 0;
+    for (std::size_t y = 0; y < by; ++y) {
+      for (std::size_t x = 0; x < bx; ++x) {
+        const std::size_t k = x + y * bx;
+        const bool near = changed[k] != 0 || (x > 0 && changed[k - 1] != 0) ||
+                          (x + 1 < bx && changed[k + 1] != 0) || (y > 0 && changed[k - bx] != 0) ||
+                          (y + 1 < by && changed[k + bx] != 0);
+        f[active_at() + k] = !problem_.skip_quiet_blocks || near || f[before_at() + k] != 0 ? 1 : 0;
+      }
+    }
+    for (std::size_t k = 0; k < blocks_; ++k) {
+      f[before_at() + k] = changed[k];
+      f[changed_at() + k] = 0;
+    }
+    return any;
+  }
+
+  // After each pass, the bookkeeping node; the graph repeats while the
+  // second pass changed a cell.
+  void note_pass() {
+    long visited = 0;
+    for (std::size_t k = 0; k < blocks_; ++k) visited += flags_[active_at() + k];
+    const bool changed = plan_next_pass();
+    if (counts_->converged) return;  // a pass after one that changed nothing is not counted
+    counts_->visited_blocks += visited;
+    ++counts_->passes;
+    if (!changed)
+      counts_->converged = true;
+    else
+      ++counts_->changing_passes;
+  }
+
   // One run of the graph is two passes (a -> b, b -> a), each followed by
-  // the count of cells it changed; the graph repeats while the second changed any.
+  // the bookkeeping node; the graph repeats while the second changed any.
   void build_graph() {
     const T h = static_cast<T>(problem_.h());
     const T limit = static_cast<T>(static_cast<double>(problem_.band) * problem_.h());
-    graph_.split(UpdateCell<T>{}, concurrent_padded_access(a_), b_, h, limit).named("pass_ab");
-    graph_.then_reduce(b_, changed_ab_, SumReducer()).named("changed_ab");
-    graph_.then_split(UpdateCell<T>{}, concurrent_padded_access(b_), a_, h, limit).named("pass_ba");
-    graph_.then_reduce(a_, changed_ba_, SumReducer()).named("changed_ba");
-    auto ab = changed_ab_, ba = changed_ba_;
+    const BlockFlags flags{flags_.get() + active_at(), flags_.get() + changed_at(), problem_.blocks_x()};
+    const auto kernel = Place::kernel(UpdateCell<T>{});
+    const bool shared = problem_.in_shared;
+    graph_.split(kernel, Place::input(a_, shared), b_, h, limit, flags).named("pass_ab");
+    graph_.then([this] { note_pass(); }).named("note_ab");
+    graph_.then_split(kernel, Place::input(b_, shared), a_, h, limit, flags).named("pass_ba");
+    graph_.then([this] { note_pass(); }).named("note_ba");
     auto counts = counts_;
-    graph_
-        .then([ab, ba, counts]() mutable {
-          for (const std::int64_t changed : {ab.value_and_reset(), ba.value_and_reset()}) {
-            if (counts->converged) break;  // a pass after one that changed nothing is not counted
-            ++counts->passes;
-            if (changed == 0)
-              counts->converged = true;
-            else
-              ++counts->changing_passes;
-          }
-        })
-        .named("count");
     graph_.conditional([counts] { return !counts->converged; }).named("again?");
   }
 
   Problem problem_;
-  Field a_, b_;
-  ReductionResult<std::int64_t> changed_ab_, changed_ba_;
+  Field a_, b_, host_;  // host_: a_ itself on the host, its host twin on GPUs
+  std::size_t blocks_;
+  std::shared_ptr<int[]> flags_;
   std::shared_ptr<Counts> counts_;
   Graph graph_;
 };

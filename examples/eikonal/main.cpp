@@ -6,6 +6,7 @@
 //   eikonal                                        # 256x256, band 10, source at the centre
 //   eikonal --size 512x256 --partitions 4 --band 40 --source 100,30 --precision float
 //   eikonal --layout contiguous --checksum --png distance.png --dump-graph g.json
+//   eikonal --size 4096x4096 --band 5 --tiles 8x4 --partitions 2 --gpus 1 --in-shared
 //
 // Prints the passes, the errors against the exact distance in the band and
 // (--checksum) a hash of the field. Exit codes: 0 success, 1 the run or an
@@ -24,25 +25,21 @@
 #include <nlohmann/json.hpp>
 
 #include "../cli_support.hpp"
-#include "../euler2d/png_image.hpp"
 #include "../output_file.hpp"
 #include "../usage_error.hpp"
 #include "fim.hpp"
+#include "gpu_run.hpp"
+#include "run.hpp"
 
 namespace {
 
+using weft::eikonal::Options;
+using weft::eikonal::solve;
 using weft::examples::UsageError;
 using weft::examples::whole_number;
 
 constexpr std::size_t kMaxPartitions = 4096;
 constexpr std::size_t kMaxSide = std::size_t{1} << 16;  // 2^32 cells: more than a host run wants
-
-struct Options {
-  std::string size = "256x256", source, precision = "double", layout = "strided";
-  std::size_t partitions = 1, band = 10;
-  std::string png, dump_graph;
-  bool checksum = false, quiet = false;
-};
 
 // "AsepB" with whole decimal A and B, nothing before, between or after.
 bool parse_pair(const std::string& text, char sep, std::size_t& a, std::size_t& b) {
@@ -64,6 +61,14 @@ weft::eikonal::Problem problem_from(const Options& o) {
     throw UsageError("--partitions: " + std::to_string(p.ny) + " rows cannot be split into " +
                      std::to_string(o.partitions) + " partitions (the grid is split along y)");
   p.partitions = o.partitions;
+  if (!parse_pair(o.tiles, 'x', p.tiles_x, p.tiles_y) || p.tiles_x == 0 || p.tiles_y == 0 ||
+      p.tiles_x > p.nx || p.tiles_y * p.partitions > p.ny)
+    throw UsageError("--tiles: '" + o.tiles + "' is not AxB with whole A in [1, " + std::to_string(p.nx) +
+                     "] and B in [1, " + std::to_string(p.ny / p.partitions) +
+                     "] (tiles per partition; e.g. 4x2)");
+  p.skip_quiet_blocks = !o.visit_all;
+  p.in_shared = o.in_shared;
+  p.gpus = o.gpus;
   if (o.band > p.nx + p.ny)
     throw UsageError("--band: " + std::to_string(o.band) +
                      " cells is beyond any cell of the grid; need at most " + std::to_string(p.nx + p.ny));
@@ -82,54 +87,6 @@ weft::eikonal::Problem problem_from(const Options& o) {
   return p;
 }
 
-// The distance field with a contour every fifth of the band, drawn in the
-// colour map's darkest colour; cells beyond the band show as the brightest.
-template <class Solver>
-void write_image(const std::string& path, const weft::eikonal::Problem& p, const Solver& solver) {
-  const double limit = static_cast<double>(p.band) * p.h(), spacing = limit / 5.0;
-  const auto band_of = [&](std::size_t i, std::size_t j) {
-    const double d = static_cast<double>(solver.distance(i, j));
-    return std::isfinite(d) ? static_cast<long>(d / spacing) : -1;
-  };
-  const auto value = [&](std::size_t i, std::size_t j) {
-    const double d = static_cast<double>(solver.distance(i, j));
-    if (!std::isfinite(d)) return limit;
-    // A contour cell: a neighbour lies in a lower band (one ring of cells on each level's outer side).
-    const long here = band_of(i, j);
-    const auto lower = [&](std::size_t x, std::size_t y) {
-      return band_of(x, y) >= 0 && band_of(x, y) < here;
-    };
-    if ((i > 0 && lower(i - 1, j)) || (i + 1 < p.nx && lower(i + 1, j)) || (j > 0 && lower(i, j - 1)) ||
-        (j + 1 < p.ny && lower(i, j + 1)))
-      return 0.0;
-    return d;
-  };
-  weft::euler::write_png(path, p.nx, p.ny, value, {0.0, limit, false}, "distance");
-}
-
-template <class T, class Layout>
-int solve(const Options& o, const weft::eikonal::Problem& p) {
-  weft::eikonal::Solver<T, Layout> solver(p);
-  weft::Executor executor;
-  solver.run(executor);
-  const auto error =
-      weft::eikonal::band_error(p, [&](std::size_t i, std::size_t j) { return solver.distance(i, j); });
-  if (!o.dump_graph.empty())
-    weft::examples::write_file(o.dump_graph, solver.graph().to_json().dump(2) + '\n');
-  if (!o.png.empty()) write_image(o.png, p, solver);
-  if (!o.quiet) {
-    std::printf("eikonal: %zux%zu cells, %zu partitions, %s %s, source (%zu, %zu), band %zu cells\n", p.nx,
-                p.ny, p.partitions, o.precision.c_str(), o.layout.c_str(), p.sx(), p.sy(), p.band);
-  }
-  std::printf(
-      "converged after %ld passes (%ld lowered some cell); %zu cells in the band, max error %.3g, L1 error "
-      "%.3g (h = %.3g)",
-      solver.passes(), solver.changing_passes(), error.cells, error.max, error.l1, p.h());
-  if (o.checksum) std::printf("; checksum %016llx", static_cast<unsigned long long>(solver.checksum()));
-  std::printf("\n");
-  return weft::examples::kExitOk;
-}
-
 int eikonal(int argc, char** argv) {
   Options o;
   CLI::App app("eikonal: distances from a source cell by the Fast Iterative Method, as a weft graph",
@@ -145,6 +102,12 @@ int eikonal(int argc, char** argv) {
   app.add_option("--precision", o.precision, "float or double")->capture_default_str();
   app.add_option("--layout", o.layout, "strided (struct of arrays) or contiguous (array of structs)")
       ->capture_default_str();
+  app.add_option("--tiles", o.tiles, "blocks per partition AxB: a pass skips the quiet ones")
+      ->capture_default_str();
+  app.add_flag("--visit-all", o.visit_all, "every pass visits every block (no skipping; the same result)");
+  app.add_option("--gpus", o.gpus, "run the passes on this many CUDA GPUs (partitions spread over them)")
+      ->transform(whole_number<int>(1, 64));
+  app.add_flag("--in-shared", o.in_shared, "with --gpus: stage each pass's input in shared memory");
   app.add_option("--png", o.png, "write the distance field with contours as a PNG image");
   app.add_option("--dump-graph", o.dump_graph, "write the graph as JSON");
   app.add_flag("--checksum", o.checksum,
@@ -153,6 +116,8 @@ int eikonal(int argc, char** argv) {
   if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
   const weft::eikonal::Problem p = problem_from(o);
   weft::examples::check_all_writable({o.png, o.dump_graph});  // before the run, not after it
+  if (o.gpus > 0) return weft::eikonal::run_on_gpus(o, p);
+  if (o.in_shared) throw UsageError("--in-shared: only with --gpus (it stages GPU kernels' input)");
   const bool strided = o.layout == "strided";
   if (o.precision == "float")
     return strided ? solve<float, weft::StridedView>(o, p) : solve<float, weft::ContiguousView>(o, p);

@@ -3,10 +3,12 @@
 // graph equals the serial reference bit for bit, gives one field for every
 // split and layout, stays within the first-order scheme's error of the exact
 // distance in the band (less on a finer grid), and leaves the rest at +inf.
+// Passes that skip quiet blocks give the same field as passes that visit all.
 #include <weft/weft.hpp>
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -77,7 +79,8 @@ TEST_CASE("Eikonal.graph_equals_the_serial_reference_bitwise") {
 }
 
 TEST_CASE("Eikonal.checksum_is_the_same_for_1_2_4_partitions_and_both_layouts") {
-  const Problem one = problem(40, 32, 12, 1);
+  Problem one = problem(40, 32, 12, 1);
+  one.skip_quiet_blocks = false;
   const std::uint64_t expected = checksum(one, solve<double, StridedView>(one));
   const std::uint64_t expected_float = checksum(one, solve<float, StridedView>(one));
   CHECK(expected != expected_float);  // the hash sees the values
@@ -89,6 +92,52 @@ TEST_CASE("Eikonal.checksum_is_the_same_for_1_2_4_partitions_and_both_layouts") 
     CHECK(checksum(p, solve<float, StridedView>(p)) == expected_float);
     CHECK(checksum(p, solve<float, ContiguousView>(p)) == expected_float);
   }
+}
+
+// Quiet blocks (docs/eikonal.md): a pass skips a block where no cell or
+// neighbour changed in the pass before and no cell in the one before that.
+TEST_CASE("Eikonal.skipping_quiet_tiles_changes_no_bit_and_visits_fewer_blocks") {
+  for (const auto [partitions, tiles_x, tiles_y] :
+       {std::array<std::size_t, 3>{1, 3, 2}, {2, 4, 4}, {3, 7, 1}, {1, 1, 9}}) {
+    CAPTURE(partitions);
+    CAPTURE(tiles_x);
+    CAPTURE(tiles_y);
+    Problem p = problem(70, 54, 9, partitions);
+    p.source_x = 13;  // off the block corners
+    p.source_y = 40;
+    p.tiles_x = tiles_x;
+    p.tiles_y = tiles_y;
+    p.skip_quiet_blocks = false;
+    const std::vector<double> all = solve<double, StridedView>(p);
+    p.skip_quiet_blocks = true;
+    CHECK(checksum(p, solve<double, ContiguousView>(p)) == checksum(p, all));
+    check_equals_reference<double>(p);
+    check_equals_reference<float>(p);
+  }
+  Problem p = problem(96, 96, 6, 2);
+  p.tiles_x = 6;
+  p.tiles_y = 3;
+  Solver<float, StridedView> solver(p);
+  weft::Executor executor;
+  solver.run(executor);
+  MESSAGE("visited " << solver.visited_blocks() << " of " << solver.passes() * 36 << " blocks");
+  CHECK(solver.visited_blocks() > 0);
+  CHECK(solver.visited_blocks() * 2 < solver.passes() * 36);  // the band lies within four of 36 blocks
+}
+
+TEST_CASE("Eikonal.reset_runs_the_same_solve_again") {
+  Problem p = problem(50, 44, 15, 2);
+  p.tiles_x = 3;
+  p.tiles_y = 2;
+  Solver<double, ContiguousView> solver(p);
+  weft::Executor executor;
+  const long passes = solver.run(executor);
+  const std::uint64_t first = solver.checksum();
+  solver.reset();
+  CHECK(solver.distance(25, 22) == 0.0);
+  CHECK(solver.distance(0, 0) == std::numeric_limits<double>::infinity());
+  CHECK(solver.run(executor) == passes);
+  CHECK(solver.checksum() == first);
 }
 
 // The bound (docs/eikonal.md): the 1D update is exact along the axes; the
