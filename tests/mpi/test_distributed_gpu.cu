@@ -20,29 +20,6 @@ namespace {
 
 using weft::test::session;
 
-// out = the sum of `in` over the box reaching `reach` cells each way (a sum
-// only: no multiply-add the GPU could fuse, so the host's bits).
-template <std::size_t D>
-struct BoxSum {
-  int reach;
-  template <class In, class Out>
-  WEFT_HOST_DEVICE void operator()(In& in, Out& out) const {
-    double sum = 0.0;
-    if constexpr (D == 1) {
-      for (int i = -reach; i <= reach; ++i) sum += *in.offset(weft::dim_x, i);
-    } else if constexpr (D == 2) {
-      for (int j = -reach; j <= reach; ++j)
-        for (int i = -reach; i <= reach; ++i) sum += *in.offset(weft::dim_x, i).offset(weft::dim_y, j);
-    } else {
-      for (int k = -reach; k <= reach; ++k)
-        for (int j = -reach; j <= reach; ++j)
-          for (int i = -reach; i <= reach; ++i)
-            sum += *in.offset(weft::dim_x, i).offset(weft::dim_y, j).offset(weft::dim_z, k);
-    }
-    *out = sum;
-  }
-};
-
 // x <- the mean of its neighbours along x (a power-of-two scale: exact).
 struct HalfPair {
   template <class In, class Out>
@@ -51,21 +28,12 @@ struct HalfPair {
   }
 };
 
-struct Fill {
-  template <class It>
-  void operator()(It& it) const {
-    constexpr std::size_t dims = std::remove_cvref_t<It>::dims;
-    const std::ptrdiff_t y = dims > 1 ? it.global_index(1) : 0, z = dims > 2 ? it.global_index(2) : 0;
-    *it = weft::test::cell_value(it.global_index(0), y, z);
-  }
-};
-
 // One distributed host tensor filled with cell_value, copied into `gpu`.
 template <std::size_t D>
 void fill_on_host_then_copy(weft::Executor& executor, const weft::Tensor<double, D>& host,
                             const weft::Tensor<double, D>& gpu) {
   weft::Graph fill;
-  fill.split(Fill{}, host);
+  fill.split(weft::test::FillCellValues{}, host);
   executor.run(fill).get();
   weft::deep_copy(gpu, host);
 }
@@ -80,15 +48,16 @@ void check_padding_exchange(const weft::Extents<D>& partitions, std::size_t padd
   Field in_back(spread, partitions, padding, sizes...), out_back(spread, partitions, padding, sizes...);
   fill_on_host_then_copy(executor, in_back, in);
   weft::Graph g;
-  g.split(weft::cuda::kernel(BoxSum<D>{static_cast<int>(padding)}), weft::concurrent_padded_access(in), out);
+  g.split(weft::cuda::kernel(weft::test::BoxSum<D>{static_cast<int>(padding)}),
+          weft::concurrent_padded_access(in), out);
   executor.run(g).get();
   weft::deep_copy(in_back, in);
   weft::deep_copy(out_back, out);
 
   Field in1(partitions, padding, sizes...), out1(partitions, padding, sizes...);
   weft::Graph g1;
-  g1.split(Fill{}, in1);
-  g1.then_split(BoxSum<D>{static_cast<int>(padding)}, weft::concurrent_padded_access(in1), out1);
+  g1.split(weft::test::FillCellValues{}, in1);
+  g1.then_split(weft::test::BoxSum<D>{static_cast<int>(padding)}, weft::concurrent_padded_access(in1), out1);
   executor.run(g1).get();
   CHECK(weft::test::local_blocks_equal(in_back, in1));  // the padding received from other ranks
   CHECK(weft::test::local_blocks_equal(out_back, out1));
@@ -125,7 +94,7 @@ TEST_CASE("MpiGpu.passes_of_a_double_buffered_loop_on_logical_devices") {
 
   Field a1({1, 4}, 1, 16, 64), b1({1, 4}, 1, 16, 64);
   weft::Graph g1;
-  g1.split(Fill{}, a1);
+  g1.split(weft::test::FillCellValues{}, a1);
   executor.run(g1).get();
   weft::Graph loop;
   loop.split(HalfPair{}, weft::concurrent_padded_access(a1), b1);
@@ -143,7 +112,7 @@ TEST_CASE("MpiGpu.a_reduce_over_gpu_blocks_is_the_one_process_gpu_result_on_ever
   fill_on_host_then_copy(executor, host, x);
   Field x1(weft::cuda_memory, {1, 8}, 1, 64, 200), host1({1, 8}, 1, 64, 200);
   weft::Graph fill1;
-  fill1.split(Fill{}, host1);
+  fill1.split(weft::test::FillCellValues{}, host1);
   executor.run(fill1).get();
   weft::deep_copy(x1, host1);
 

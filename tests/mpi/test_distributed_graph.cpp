@@ -22,42 +22,11 @@ using weft::test::session;
 
 weft::ExecutorConfig two_workers() { return weft::ExecutorConfig::cpu_only(2); }
 
-// Fill with cell_value, then one pass of a stencil that reads `padding`
-// cells each way along every dimension: out = sum of in over the box.
-template <std::size_t D>
-struct Stencil {
-  int reach;
-  template <class In, class Out>
-  void operator()(In& in, Out& out) const {
-    double sum = 0.0;
-    if constexpr (D == 1) {
-      for (int i = -reach; i <= reach; ++i) sum += *in.offset(weft::dim_x, i);
-    } else if constexpr (D == 2) {
-      for (int j = -reach; j <= reach; ++j)
-        for (int i = -reach; i <= reach; ++i) sum += *in.offset(weft::dim_x, i).offset(weft::dim_y, j);
-    } else {
-      for (int k = -reach; k <= reach; ++k)
-        for (int j = -reach; j <= reach; ++j)
-          for (int i = -reach; i <= reach; ++i)
-            sum += *in.offset(weft::dim_x, i).offset(weft::dim_y, j).offset(weft::dim_z, k);
-    }
-    *out = sum;
-  }
-};
-
-struct Fill {
-  template <class It>
-  void operator()(It& it) const {
-    constexpr std::size_t dims = std::remove_cvref_t<It>::dims;
-    const std::ptrdiff_t y = dims > 1 ? it.global_index(1) : 0, z = dims > 2 ? it.global_index(2) : 0;
-    *it = weft::test::cell_value(it.global_index(0), y, z);
-  }
-};
-
+// Fill with cell_value, then one box sum reading `reach` cells of padding.
 template <std::size_t D>
 void build(weft::Graph& g, weft::Tensor<double, D>& in, weft::Tensor<double, D>& out, int reach) {
-  g.split(Fill{}, in);
-  g.then_split(Stencil<D>{reach}, weft::concurrent_padded_access(in), out);
+  g.split(weft::test::FillCellValues{}, in);
+  g.then_split(weft::test::BoxSum<D>{reach}, weft::concurrent_padded_access(in), out);
 }
 
 template <std::size_t D, class... Sizes>
@@ -110,9 +79,9 @@ TEST_CASE("Mpi.reduce_is_bitwise_the_one_process_result_on_every_rank") {
   weft::Tensor<double, 2> x1({1, 8}, 1, 64, 200);
   weft::ReductionResult<double> total, total1;
   weft::Graph g, g1;
-  g.split(Fill{}, x);
+  g.split(weft::test::FillCellValues{}, x);
   g.then_reduce(x, total);
-  g1.split(Fill{}, x1);
+  g1.split(weft::test::FillCellValues{}, x1);
   g1.then_reduce(x1, total1);
   executor.run(g).get();
   executor.run(g1).get();
@@ -138,7 +107,7 @@ TEST_CASE("Mpi.run_n_and_a_conditional_loop_on_a_reduced_value") {
       *out = 0.25 * *in.offset(weft::dim_x, -1) + 0.5 * *in + 0.25 * *in.offset(weft::dim_x, 1) - 1e-3;
     };
     weft::Graph g;
-    g.split(Fill{}, a);
+    g.split(weft::test::FillCellValues{}, a);
     weft::Graph loop;
     int passes = 0;
     loop.split(step, weft::concurrent_padded_access(a), b);
@@ -168,12 +137,12 @@ TEST_CASE("Mpi.an_exception_on_one_rank_ends_the_run_on_every_rank") {
   const int last = session->size() - 1;
   std::atomic<int> runs{0};
   weft::Graph g;
-  g.split(Fill{}, a);
+  g.split(weft::test::FillCellValues{}, a);
   g.then([&runs, last] {
     if (weft::test::session->rank() == last && runs.fetch_add(1) == 1)
       throw std::runtime_error("boom on purpose");
   });
-  g.then_split(Stencil<1>{1}, weft::concurrent_padded_access(a), b);
+  g.then_split(weft::test::BoxSum<1>{1}, weft::concurrent_padded_access(a), b);
   executor.run(g).get();  // the first run is fine
   try {
     executor.run_n(g, 3).get();
@@ -189,8 +158,8 @@ TEST_CASE("Mpi.an_exception_on_one_rank_ends_the_run_on_every_rank") {
   // The graph runs again afterwards, with fresh messages (no stale ones match).
   weft::Tensor<double, 1> a1({8}, 1, 64), b1({8}, 1, 64);
   weft::Graph g1;
-  g1.split(Fill{}, a1);
-  g1.then_split(Stencil<1>{1}, weft::concurrent_padded_access(a1), b1);
+  g1.split(weft::test::FillCellValues{}, a1);
+  g1.then_split(weft::test::BoxSum<1>{1}, weft::concurrent_padded_access(a1), b1);
   executor.run_n(g, 2).get();
   executor.run(g1).get();
   CHECK(weft::test::local_blocks_equal(b, b1));
@@ -203,12 +172,12 @@ TEST_CASE("Mpi.cancelling_on_one_rank_cancels_every_rank") {
   std::atomic<weft::Future<>*> running{nullptr};
   std::atomic<int> passes{0};
   weft::Graph g;
-  g.split(Fill{}, a);
+  g.split(weft::test::FillCellValues{}, a);
   g.then([&] {
     // Rank 0 cancels its run during the third pass.
     if (weft::test::session->rank() == 0 && passes.fetch_add(1) == 2) running.load()->cancel();
   });
-  g.then_split(Stencil<1>{1}, weft::concurrent_padded_access(a), b);
+  g.then_split(weft::test::BoxSum<1>{1}, weft::concurrent_padded_access(a), b);
   weft::Future<> future = executor.run_n(g, 1000);
   running.store(&future);
   // Other ranks never cancel: they must still end, cancelled.
@@ -219,7 +188,7 @@ TEST_CASE("Mpi.a_graph_that_differs_between_ranks_is_refused_by_name") {
   weft::Executor executor(two_workers());
   weft::Tensor<double, 1> a(weft::distributed(session->world()), {4}, 1, 64);
   weft::Graph g;
-  g.split(Fill{}, a).named("fill");
+  g.split(weft::test::FillCellValues{}, a).named("fill");
   if (session->rank() == 1) g.then([] {}).named("extra");
   try {
     executor.run(g).get();
@@ -237,7 +206,7 @@ TEST_CASE("Mpi.tensors_split_differently_between_ranks_are_named") {
   const std::size_t size = session->rank() == 0 ? 64 : 60;
   weft::Tensor<double, 1> a(weft::distributed(session->world()), {4}, 1, size);
   weft::Graph g;
-  g.split(Fill{}, a);
+  g.split(weft::test::FillCellValues{}, a);
   try {
     executor.run(g).get();
     FAIL("mismatched tensors must be refused");
@@ -300,8 +269,8 @@ TEST_CASE("Mpi.gather_puts_every_block_on_the_root_and_refuses_a_whole_tensor") 
   const int root = session->size() - 1;
   weft::Tensor<double, 2> x(weft::distributed(session->world()), {2, 4}, 1, 30, 40), x1({2, 4}, 1, 30, 40);
   weft::Graph g, g1;
-  g.split(Fill{}, x);
-  g1.split(Fill{}, x1);
+  g.split(weft::test::FillCellValues{}, x);
+  g1.split(weft::test::FillCellValues{}, x1);
   executor.run(g).get();
   executor.run(g1).get();
   const weft::Tensor<double, 2> whole = weft::mpi::gather(*session, x, root);
