@@ -229,18 +229,25 @@ TEST_CASE("Executor.workers_sleep_and_wake_in_a_child_forked_after_an_executor_r
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    alarm(20);  // a lost wake-up kills the child instead of hanging the test
+    alarm(60);  // a lost wake-up kills the child instead of hanging the test
     weft::Executor executor(weft::test::cpu_only(2));
     std::atomic<int> count{0};
+    // Wait until both workers have gone to sleep (not a fixed time: on a
+    // loaded machine their spinning may outlast any), so the first round's
+    // work must wake them.
+    bool both_slept = false;
+    for (int poll = 0; poll < 10000 && !both_slept; ++poll) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      const std::vector<weft::WorkerStats> stats = executor.stats();
+      both_slept = stats[0].sleeps > 0 && stats[1].sleeps > 0;
+    }
     for (int round = 0; round < 3; ++round) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both workers asleep
+      if (round > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // asleep again, likely
       weft::TaskGroup group(executor);
       for (int i = 0; i < 100; ++i) group.run([&] { count.fetch_add(1); });
       group.wait();
     }
-    unsigned long long sleeps = 0;
-    for (const weft::WorkerStats& s : executor.stats()) sleeps += s.sleeps;
-    _exit(count.load() == 300 && sleeps >= 2 ? 0 : 1);
+    _exit(count.load() == 300 && both_slept ? 0 : 1);
   }
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
