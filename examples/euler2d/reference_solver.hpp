@@ -11,7 +11,12 @@
 //   assert(weft::euler::first_difference(solver, reference).empty());
 //
 // The grid is a struct of arrays: one array per conserved variable, each
-// (nx + 2) x (ny + 2) with x fastest and one cell of padding all round. A
+// (nx + 2) x (ny + 2) with x fastest and one cell of padding all round.
+// BasicReferenceSolver<ReferenceLayout::array_of_structs> keeps the same
+// grid as one array of cells, the variables of a cell side by side, as
+// weft's ContiguousView does: the benchmark times that layout against it
+// too, since a struct of arrays vectorises better whoever writes the loop
+// (docs/euler2d.md, "Host performance"). A
 // step does what the Solver's graph does, in the same order and with the
 // same arithmetic, so the fields agree to the last bit:
 //   the largest wave speed (max_wave_speed of every cell), the time step
@@ -42,6 +47,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "euler_physics.hpp"
@@ -50,13 +56,20 @@
 
 namespace weft::euler {
 
-class ReferenceSolver {
+// Where a cell's variables lie in the reference's grid.
+enum class ReferenceLayout {
+  struct_of_arrays,  // one array per variable (as weft's StridedView)
+  array_of_structs,  // one array of cells (as weft's ContiguousView)
+};
+
+template <ReferenceLayout GridLayout = ReferenceLayout::struct_of_arrays>
+class BasicReferenceSolver {
  public:
   using Cell = State<double, ContiguousOwned>;
 
   // Uses config's problem, grid, cfl and gamma (not its partitions). Throws
   // std::invalid_argument for an empty grid or fewer than one thread.
-  explicit ReferenceSolver(const SolverConfig& config, int threads = 1)
+  explicit BasicReferenceSolver(const SolverConfig& config, int threads = 1)
       : config_(config), threads_(threads), in_(config.nx, config.ny), out_(config.nx, config.ny) {
     if (config.nx == 0 || config.ny == 0) {
       throw std::invalid_argument("ReferenceSolver: grid " + std::to_string(config.nx) + " x " +
@@ -122,7 +135,8 @@ class ReferenceSolver {
  private:
   static constexpr std::size_t kVariables = Cell::conserved_count;
 
-  // One array per conserved variable, back to back, padding included.
+  // One array per conserved variable, back to back, padding included (or
+  // one array of cells: array_of_structs).
   class Grid {
    public:
     Grid(std::size_t nx, std::size_t ny)
@@ -138,17 +152,26 @@ class ReferenceSolver {
 
     Cell load(std::size_t k) const noexcept {
       Cell cell;
-      for (std::size_t v = 0; v < kVariables; ++v) cell.conserved(v) = values_[v * cells_ + k];
+      for (std::size_t v = 0; v < kVariables; ++v) cell.conserved(v) = values_[index(v, k)];
       return cell;
     }
     void store(std::size_t k, const Cell& cell) noexcept {
-      for (std::size_t v = 0; v < kVariables; ++v) values_[v * cells_ + k] = cell.conserved(v);
+      for (std::size_t v = 0; v < kVariables; ++v) values_[index(v, k)] = cell.conserved(v);
     }
     void copy(std::size_t to, std::size_t from) noexcept {
-      for (std::size_t v = 0; v < kVariables; ++v) values_[v * cells_ + to] = values_[v * cells_ + from];
+      for (std::size_t v = 0; v < kVariables; ++v) values_[index(v, to)] = values_[index(v, from)];
     }
 
    private:
+    // Variable v of cell k.
+    std::size_t index(std::size_t v, std::size_t k) const noexcept {
+      if constexpr (GridLayout == ReferenceLayout::struct_of_arrays) {
+        return v * cells_ + k;
+      } else {
+        return k * kVariables + v;
+      }
+    }
+
     std::size_t nx_, ny_, pitch_, cells_;
     std::vector<double> values_;
   };
@@ -213,10 +236,13 @@ class ReferenceSolver {
   StepInfo info_;
 };
 
+using ReferenceSolver = BasicReferenceSolver<>;
+
 // "" when weft's Solver and the reference hold bitwise the same field, the
 // same step count and the same time; otherwise the first difference found.
-template <class Layout>
-std::string first_difference(const Solver<Layout>& solver, const ReferenceSolver& reference) {
+template <class Layout, ReferenceLayout GridLayout>
+std::string first_difference(const Solver<Layout>& solver,
+                             const BasicReferenceSolver<GridLayout>& reference) {
   const SolverConfig& c = solver.config();
   const SolverConfig& r = reference.config();
   if (c.nx != r.nx || c.ny != r.ny)
@@ -237,8 +263,8 @@ std::string first_difference(const Solver<Layout>& solver, const ReferenceSolver
   for (std::size_t j = 0; j < c.ny; ++j) {
     for (std::size_t i = 0; i < c.nx; ++i) {
       const auto weft_cell = solver.field()(i, j);
-      const ReferenceSolver::Cell reference_cell = reference.cell(i, j);
-      for (std::size_t v = 0; v < ReferenceSolver::Cell::conserved_count; ++v) {
+      const auto reference_cell = reference.cell(i, j);
+      for (std::size_t v = 0; v < std::remove_cvref_t<decltype(reference_cell)>::conserved_count; ++v) {
         const double a = weft_cell.conserved(v), b = reference_cell.conserved(v);
         if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b)) {
           return "cell (" + std::to_string(i) + ", " + std::to_string(j) + ") " + kNames[v] + ": weft " +

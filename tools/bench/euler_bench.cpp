@@ -8,6 +8,12 @@
 //                                contiguous, with partitions = threads and
 //                                2 * threads (and sub-partitions), against the
 //                                OpenMP reference. Goal: <= 1.053 (95% of its speed).
+//                                The reference keeps a struct of arrays, as the
+//                                strided layout does; the contiguous layout (an
+//                                array of structs) is also compared with the same
+//                                reference over an array of structs
+//                                (.contiguous_vs_aos, "OpenMP-AoS"), which shows the
+//                                runtime's cost apart from the layout's.
 //   euler_partitioning_overhead  seconds per step of weft's Solver with 2, 4 and
 //                                8 partitions against 1 partition, with the same
 //                                workers; again on one worker, where it is the
@@ -35,8 +41,10 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -57,6 +65,7 @@ namespace {
 using weft::bench::cpu_only;
 using weft::bench::Options;
 using weft::bench::Reporter;
+using weft::euler::ReferenceLayout;
 using weft::euler::ReferenceSolver;
 using weft::euler::Solver;
 using weft::euler::SolverConfig;
@@ -133,6 +142,21 @@ void verify(const std::vector<Contender>& contenders, const ReferenceSolver& ref
   }
 }
 
+// "" when the array-of-structs reference holds bitwise the reference's field.
+template <class Reference>
+std::string same_field(const Reference& aos, const ReferenceSolver& reference, const Problem& p) {
+  for (std::size_t j = 0; j < p.ny; ++j) {
+    for (std::size_t i = 0; i < p.nx; ++i) {
+      const auto a = aos.cell(i, j), b = reference.cell(i, j);
+      for (std::size_t v = 0; v < ReferenceSolver::Cell::conserved_count; ++v) {
+        if (std::bit_cast<std::uint64_t>(a.conserved(v)) != std::bit_cast<std::uint64_t>(b.conserved(v)))
+          return "cell (" + std::to_string(i) + ", " + std::to_string(j) + ") differs";
+      }
+    }
+  }
+  return aos.info().step == reference.info().step ? "" : "step counts differ";
+}
+
 // ---- euler_cells_per_second -------------------------------------------------------------
 
 void cells_per_second(const Options& opt, Reporter& out) {
@@ -148,6 +172,10 @@ void cells_per_second(const Options& opt, Reporter& out) {
   auto reference = std::make_shared<ReferenceSolver>(shock_bubble(p, 1, 1), opt.threads);
   c.push_back({"OpenMP", [reference](int k) { reference->run(k, 0.0); },
                [](const ReferenceSolver&) { return std::string(); }});
+  using AosReference = weft::euler::BasicReferenceSolver<ReferenceLayout::array_of_structs>;
+  auto aos = std::make_shared<AosReference>(shock_bubble(p, 1, 1), opt.threads);
+  c.push_back({"OpenMP-AoS", [aos](int k) { aos->run(k, 0.0); },
+               [aos, p](const ReferenceSolver& r) { return same_field(*aos, r, p); }});
   std::vector<std::string> params;
   for (const Split& s : splits) {
     const std::string split = " P=" + std::to_string(s.partitions) +
@@ -163,10 +191,15 @@ void cells_per_second(const Options& opt, Reporter& out) {
   verify(c, *reference);
 
   const weft::bench::Measurement omp{"OpenMP", c[0].best * kMilli};
-  for (std::size_t k = 1; k < c.size(); ++k) {
+  const weft::bench::Measurement omp_aos{"OpenMP-AoS", c[1].best * kMilli};
+  for (std::size_t k = 2; k < c.size(); ++k) {
     const std::string layout = c[k].name.substr(0, c[k].name.find(' '));
-    out.compare("euler_cells_per_second." + layout, params[k - 1] + " goal<=1.053", "ms/step",
+    out.compare("euler_cells_per_second." + layout, params[k - 2] + " goal<=1.053", "ms/step",
                 {"weft", c[k].best * kMilli}, omp);
+    if (layout == "contiguous") {
+      out.compare("euler_cells_per_second.contiguous_vs_aos", params[k - 2], "ms/step",
+                  {"weft", c[k].best * kMilli}, omp_aos);
+    }
   }
 }
 
