@@ -4,8 +4,14 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cuda_device_map.hpp"
 
@@ -88,8 +94,14 @@ CudaEvent CudaEventBackend::create_event() {
   require_device(who, device_);
   DeviceSwitch on_device(who, device_);
   cudaEvent_t event = nullptr;
-  const cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
-  if (status != cudaSuccess) fail(who, "cudaEventCreateWithFlags(cudaEventDisableTiming)", device_, status);
+  const cudaError_t status =
+      cudaEventCreateWithFlags(&event, timing_ ? cudaEventDefault : cudaEventDisableTiming);
+  if (status != cudaSuccess) {
+    fail(who,
+         timing_ ? "cudaEventCreateWithFlags(cudaEventDefault)"
+                 : "cudaEventCreateWithFlags(cudaEventDisableTiming)",
+         device_, status);
+  }
   return event;
 }
 
@@ -102,7 +114,9 @@ void CudaEventBackend::destroy_event(CudaEvent event) noexcept {
 }
 
 DeviceStreams::DeviceStreams(int device, int copy_streams, std::size_t events_per_chunk)
-    : device_(checked_device(device, copy_streams)), events_(CudaEventBackend(device), events_per_chunk) {
+    : device_(checked_device(device, copy_streams)),
+      events_(CudaEventBackend(device), events_per_chunk),
+      timing_events_(CudaEventBackend(device, true), events_per_chunk) {
   constexpr const char* who = "DeviceStreams";
   require_device(who, device_);
   DeviceSwitch on_device(who, device_);
@@ -188,6 +202,76 @@ void call_when_done(CudaStream stream, const HostCallback* callback, int device)
   const cudaError_t status =
       cudaStreamAddCallback(stream, trampoline, const_cast<HostCallback*>(callback), 0);
   if (status != cudaSuccess) fail("stream_ops::call_when_done", "cudaStreamAddCallback", device, status);
+}
+
+namespace {
+
+std::int64_t host_now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// What ties one device's event clock to the host's: a timing event recorded
+// on an idle stream of its own, and the host time it happened at.
+struct DeviceClock {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t reference = nullptr;
+  cudaEvent_t scratch = nullptr;  // the try under way
+  std::int64_t reference_ns = 0;  // host time of `reference`
+  std::int64_t made_ns = 0;       // host time of the calibration (0: never)
+};
+
+// Records an event a few times and keeps the try whose host window (before
+// the record to after its wait) was narrowest, placing the event in its
+// middle: the error is at most half that window (a few microseconds).
+void calibrate(DeviceClock& clock, int device) {
+  constexpr const char* who = "stream_ops::event_time_ns";
+  require_device(who, device);
+  DeviceSwitch on_device(who, device);
+  cudaError_t status = cudaSuccess;
+  if (clock.stream == nullptr) {
+    status = cudaStreamCreateWithFlags(&clock.stream, cudaStreamNonBlocking);
+    if (status != cudaSuccess) fail(who, "cudaStreamCreateWithFlags", device, status);
+  }
+  for (cudaEvent_t* event : {&clock.reference, &clock.scratch}) {
+    if (*event != nullptr) continue;
+    status = cudaEventCreateWithFlags(event, cudaEventDefault);
+    if (status != cudaSuccess) fail(who, "cudaEventCreateWithFlags(cudaEventDefault)", device, status);
+  }
+  std::int64_t best_window = -1;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const std::int64_t before = host_now_ns();
+    status = cudaEventRecord(clock.scratch, clock.stream);
+    if (status != cudaSuccess) fail(who, "cudaEventRecord", device, status);
+    status = cudaEventSynchronize(clock.scratch);
+    if (status != cudaSuccess) fail(who, "cudaEventSynchronize", device, status);
+    const std::int64_t after = host_now_ns();
+    if (best_window < 0 || after - before < best_window) {
+      best_window = after - before;
+      clock.reference_ns = before + (after - before) / 2;
+      std::swap(clock.reference, clock.scratch);  // kept: never recorded again
+    }
+  }
+  clock.made_ns = host_now_ns();
+}
+
+}  // namespace
+
+std::int64_t event_time_ns(CudaEvent event, int device) {
+  constexpr const char* who = "stream_ops::event_time_ns";
+  constexpr std::int64_t kRecalibrateNs = 1'000'000'000;  // against drift between the clocks
+  // Never destroyed (as shared_device_streams): the GPU timeline thread may
+  // still convert while the process exits.
+  static auto* const mutex = new std::mutex;
+  static auto* const clocks = new std::map<int, DeviceClock>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  DeviceClock& clock = (*clocks)[device];
+  if (clock.made_ns == 0 || host_now_ns() - clock.made_ns > kRecalibrateNs) calibrate(clock, device);
+  float ms = 0.0F;
+  const cudaError_t status = cudaEventElapsedTime(&ms, clock.reference, event);
+  if (status != cudaSuccess) fail(who, "cudaEventElapsedTime", device, status);
+  return clock.reference_ns + std::llround(static_cast<double>(ms) * 1e6);
 }
 
 }  // namespace stream_ops

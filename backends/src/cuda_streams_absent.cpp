@@ -22,7 +22,9 @@ CudaEvent CudaEventBackend::create_event() { no_cuda("CudaEventBackend", device_
 void CudaEventBackend::destroy_event(CudaEvent /*event*/) noexcept {}
 
 DeviceStreams::DeviceStreams(int device, int copy_streams, std::size_t events_per_chunk)
-    : device_(checked_device(device, copy_streams)), events_(CudaEventBackend(device), events_per_chunk) {
+    : device_(checked_device(device, copy_streams)),
+      events_(CudaEventBackend(device), events_per_chunk),
+      timing_events_(CudaEventBackend(device, true), events_per_chunk) {
   no_cuda("DeviceStreams", device_);
 }
 
@@ -41,6 +43,7 @@ void synchronize(CudaStream, int device) { no_cuda("stream_ops::synchronize", de
 void call_when_done(CudaStream, const HostCallback*, int device) {
   no_cuda("stream_ops::call_when_done", device);
 }
+std::int64_t event_time_ns(CudaEvent, int device) { no_cuda("stream_ops::event_time_ns", device); }
 }  // namespace stream_ops
 
 }  // namespace weft

@@ -5,8 +5,12 @@
 #include "program.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
+
+#include <weft/runtime/executor.hpp>
+#include <weft/runtime/trace.hpp>
 
 namespace weft::detail {
 
@@ -27,6 +31,54 @@ void gpu_node_done(void* state, int status) {
                    " (cudaGetErrorName says which); the device is unusable until the process restarts")));
 }
 
+// The first observed run of a GPU node makes what its device spans need.
+DeviceSpan& span_of(GpuNode& g) {
+  if (g.span) return *g.span;
+  auto span = std::make_unique<DeviceSpan>();
+  CudaEventPool& pool = shared_device_streams(g.device).timing_events();
+  span->began = pool.acquire();
+  try {
+    span->ended = pool.acquire();
+  } catch (...) {
+    pool.release(span->began);
+    throw;
+  }
+  span->event.device = g.device;
+  span->event.stream = g.copy_stream;
+  span->event.node = g.node;
+  span->event.graph = g.graph;
+  span->completes = g.callback;
+  span->complete = &gpu_node_done;
+  span->node = &g;
+  span->callback = {&post_device_span, span.get()};
+  start_device_timeline();
+  g.span = std::move(span);
+  return *g.span;
+}
+
+// A GPU node's call in an observed run (device_timeline.hpp): the work
+// between two timing events, then the callback that delivers its span, and
+// only then the event later GPU nodes on other streams wait on, so that
+// their spans, and the completions that may end the run, come after this
+// one. The span completes the node, or the call does if it came first.
+void run_observed(GpuNode& g, const ObserverList* observers, const char* name) {
+  DeviceSpan& span = span_of(g);
+  span.observers = observers;
+  span.event.name = name != nullptr ? name : g.trace_name;
+  span.call.store(DeviceSpan::kCalling, std::memory_order_relaxed);  // the last span was delivered
+  stream_ops::record(span.began, g.stream, g.device);
+  g.work(GpuStream{g.device, g.stream});
+  stream_ops::record(span.ended, g.stream, g.device);
+  stream_ops::call_when_done(g.stream, &span.callback, g.device);
+  try {
+    if (g.record) stream_ops::record(g.done, g.stream, g.device);
+  } catch (...) {
+    call_returned(span, true);
+    throw;
+  }
+  call_returned(span, false);
+}
+
 // A GPU node's call: order the stream after GPU predecessors on other
 // devices, queue the work, record the event later GPU nodes wait on, and ask
 // for the callback that completes the node. Queuing the callback comes last:
@@ -35,6 +87,14 @@ void run_node(void* state) {
   auto* g = static_cast<GpuNode*>(state);
   stream_ops::use_device(g->device);
   for (CudaEvent e : g->waits) stream_ops::wait(g->stream, e, g->device);
+  // The list attached now (a GPU node runs on a worker of its run's executor).
+  const WorkerContext* worker = Executor::current_worker();
+  const ObserverList* observers = worker != nullptr ? worker->observers() : nullptr;
+  if (observers != nullptr) {
+    // The name its node events carry (the engine sets it around the call).
+    run_observed(*g, observers, worker->node_name());
+    return;
+  }
   g->work(GpuStream{g->device, g->stream});
   if (g->record) stream_ops::record(g->done, g->stream, g->device);
   if (g->callback) stream_ops::call_when_done(g->stream, &g->done_callback, g->device);
@@ -53,8 +113,13 @@ std::string label_of(const Graph& graph, std::size_t id) {
 
 GpuNodes::~GpuNodes() {
   for (GpuNode& g : nodes_) {
-    // The pool outlives every program (shared_device_streams is never destroyed).
+    // The pools outlive every program (shared_device_streams is never destroyed).
     if (g.done != nullptr) shared_device_streams(g.device).events().release(g.done);
+    if (g.span) {
+      CudaEventPool& timing = shared_device_streams(g.device).timing_events();
+      timing.release(g.span->began);
+      timing.release(g.span->ended);
+    }
   }
 }
 
@@ -85,6 +150,11 @@ std::vector<int> GpuNodes::prepare(const Graph& graph, const std::vector<StreamW
     const NodeRecord& node = nodes[i];
     g.node = static_cast<int>(i);
     g.label = label_of(graph, i);
+    // Should the worker not know the node's name: its own, else its kind and id.
+    const std::string& name = graph.node(static_cast<Graph::NodeId>(i)).name;
+    g.trace_name =
+        intern_trace_name(name.empty() ? std::string(to_string(node.kind)) + " " + std::to_string(i) : name);
+    g.graph = &graph;
     g.done_callback = {&gpu_node_done, &g};
     g.device = node.device;
     g.copy_stream = node.copy_stream;
@@ -131,7 +201,9 @@ void GpuNodes::bind() {
 }
 
 void GpuNodes::synchronize() noexcept {
+  bool observed = false;
   for (const GpuNode& g : nodes_) {
+    observed = observed || g.span != nullptr;
     try {
       if (g.stream != nullptr) stream_ops::synchronize(g.stream, g.device);
     } catch (const std::exception&) {
@@ -139,6 +211,9 @@ void GpuNodes::synchronize() noexcept {
       // is the one the run's future carries.
     }
   }
+  // The spans of work whose successors the failure skipped: delivered
+  // before the run ends, as in a pass that went well.
+  if (observed) drain_device_timeline();
 }
 
 }  // namespace weft::detail

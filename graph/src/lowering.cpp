@@ -3,7 +3,6 @@
 // domains and condition flags, in one pass each over the nodes and edges.
 #include "program.hpp"
 
-#include <array>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -109,20 +108,25 @@ void Program::lower_special_nodes(const Graph& graph) {
 }
 
 void Program::name_nodes_for_traces(const Graph& graph) {
-  // Observers and traces see the node's name, else its kind, and where its
-  // partition lives; the graph is known by its address.
-  static constexpr std::array<NodeKind, 7> kinds{
-      NodeKind::Compute,     NodeKind::Copy,     NodeKind::Reduce,   NodeKind::Sync,
-      NodeKind::Conditional, NodeKind::Subgraph, NodeKind::Condition};
-  std::array<const char*, kinds.size()> kind_names{};
-  for (NodeKind k : kinds) kind_names[static_cast<std::size_t>(k)] = to_string(k);
+  // Observers and traces see the node's name, else its kind and id
+  // ("compute 3"; a tensor operation's kernel on one block: "split 7"),
+  // its level, and where its partition lives; the graph is known by its
+  // address. Names are interned here, once per lowering, not per event.
+  const std::vector<int> levels = graph.levels();
   std::vector<NodeLabel> labels(graph.nodes_.size());
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const NodeRecord& node = graph.nodes_[i];
-    labels[i] = {kind_names[static_cast<std::size_t>(node.kind)], node.partition, node.device};
+    labels[i] = {nullptr, node.partition, node.device, levels[i]};
   }
   for (const auto& [id, name] : graph.names_.by_id())
     labels[static_cast<std::size_t>(id)].name = intern_trace_name(name);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].name != nullptr) continue;
+    const NodeRecord& node = graph.nodes_[i];
+    const bool block_kernel = node.kind == NodeKind::Compute && node.split >= 0;
+    labels[i].name = intern_trace_name(std::string(block_kernel ? "split" : to_string(node.kind)) + " " +
+                                       std::to_string(i));
+  }
   policy->set_node_labels(&graph, std::move(labels));
 }
 

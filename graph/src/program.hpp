@@ -16,6 +16,8 @@
 #include <weft/graph/graph.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
 
+#include "device_timeline.hpp"
+
 namespace weft::detail {
 
 // GPU nodes (on_gpu, GPU tensor operations): deferred nodes of the work-DAG
@@ -32,6 +34,9 @@ struct GpuNode {
   StreamWork work;
   std::string label;                         // for errors: 'name' or #index
   stream_ops::HostCallback done_callback{};  // -> gpu_node_done(this, status)
+  const char* trace_name = "node";           // as observers hear of it
+  const void* graph = nullptr;               // as observers know its graph
+  std::unique_ptr<DeviceSpan> span;          // made by its first observed run (device_timeline.hpp)
   // Set by bind():
   CudaStream stream = nullptr;
   CudaEvent done = nullptr;      // recorded after the work when `record`

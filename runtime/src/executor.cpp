@@ -21,6 +21,7 @@
 
 #include <weft/backends/initial_exec_tls.hpp>
 #include <weft/memory/memory_pool_hook.hpp>
+#include <weft/runtime/nvtx_observer.hpp>
 #include <weft/runtime/topology.hpp>
 
 namespace weft {
@@ -49,7 +50,7 @@ void observe_pool_event(const void* pool, const char* space, const void* ptr, st
                         bool allocated) noexcept {
   const WorkerContext* worker = Executor::current_worker();
   if (worker == nullptr) return;
-  const detail::ObserverList* observers = worker->observers();
+  const ObserverList* observers = worker->observers();
   if (observers == nullptr) return;
   const AllocationEvent event{observer_clock(), worker->index(), pool, space, ptr, size};
   allocated ? observers->allocate(event) : observers->deallocate(event);
@@ -151,12 +152,13 @@ Executor::Executor(ExecutorConfig config)
   }
   tracer_ = std::make_shared<Tracer>(total);
   if (const char* path = std::getenv("WEFT_TRACE"); path != nullptr && *path != '\0') {
-    // Several executors in one process: path, path.1, path.2, ...
+    // Several executors in one process: path.json, path.1.json, path.2.json, ...
     static std::atomic<int> traced_executors{0};
     const int n = traced_executors.fetch_add(1, std::memory_order_relaxed);
-    trace_path_ = n == 0 ? std::string(path) : std::string(path) + "." + std::to_string(n);
+    trace_path_ = numbered_trace_path(path, n);
     start_trace();
   }
+  (void)attach_nvtx_if_requested(*this);  // WEFT_NVTX=1: Nsight Systems shows the nodes
   start_workers();
 }
 
@@ -210,7 +212,7 @@ void Executor::detach(const std::shared_ptr<Observer>& observer) {
 
 bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool attach) {
   std::lock_guard<std::mutex> lock(observers_mutex_);
-  const detail::ObserverList* now = observers_.load(std::memory_order_relaxed);
+  const ObserverList* now = observers_.load(std::memory_order_relaxed);
   std::vector<std::shared_ptr<Observer>> next;
   if (now != nullptr) next = now->observers();
   const auto found = std::find(next.begin(), next.end(), observer);
@@ -220,9 +222,9 @@ bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool 
   } else {
     next.erase(found);
   }
-  const detail::ObserverList* list = nullptr;
+  const ObserverList* list = nullptr;
   if (!next.empty()) {
-    observer_lists_.push_back(std::make_unique<const detail::ObserverList>(std::move(next)));
+    observer_lists_.push_back(std::make_unique<const ObserverList>(std::move(next)));
     list = observer_lists_.back().get();
   }
   // release: pairs with the acquire in observers(). Older lists stay alive:
@@ -233,7 +235,7 @@ bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool 
 }
 
 void WorkerContext::trace(const char* name, Domain domain, std::int64_t start_ns) const noexcept {
-  const detail::ObserverList* observers = executor_->observers();
+  const ObserverList* observers = executor_->observers();
   if (observers == nullptr) return;
   NodeEvent event;
   event.time_ns = start_ns;

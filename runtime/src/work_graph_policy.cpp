@@ -332,7 +332,7 @@ template <class Index>
 template <bool Observed, bool Conditions>
 void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Index& owed) {
   const Index* row_map = dag_.row_map.data();
-  const detail::ObserverList* const observers = Observed ? run_observers_ : nullptr;
+  const ObserverList* const observers = Observed ? run_observers_ : nullptr;
   while (true) {
     const auto at = static_cast<std::size_t>(node);
     const Domain domain = domains_.empty() ? Domain::Cpu : domains_[at];
@@ -357,9 +357,11 @@ void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Ind
       // Made before the call: once a deferred node with no early successor
       // is started, its completion may end the run and free this engine.
       NodeEvent event;
+      [[maybe_unused]] const char* outer_name = nullptr;
       if constexpr (Observed) {
         event = node_event(node, worker, domain);
         observers->node_begin(event);
+        outer_name = worker.exchange_node_name(event.name);  // loops inside name their helpers after it
         if (early >= 0) {
           // A deferred node may complete (and end the run) before its call
           // returns: the job holds the run open until it has reported the
@@ -380,6 +382,7 @@ void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Ind
       }
       if constexpr (Observed) {
         event.time_ns = observer_clock();
+        worker.exchange_node_name(outer_name);
         observers->node_end(event);
       }
     }

@@ -83,3 +83,19 @@ TEST_CASE("CudaEventPool.says_why_it_cannot_create_events_without_a_gpu") {
   CHECK(stats.created == 0);
   CHECK(stats.in_use == 0);
 }
+
+TEST_CASE("CudaEventPool.timing_events_say_why_they_cannot_be_made_or_read_without_a_gpu") {
+  CHECK(weft::CudaEventBackend(0, true).timing());
+  CHECK_FALSE(weft::CudaEventBackend(0).timing());
+  if (!weft::discover_cuda_devices().devices.empty()) {
+    MESSAGE("a GPU is present: the device suite (test_cuda_device) times events on it");
+    return;
+  }
+  weft::CudaEventPool pool(weft::CudaEventBackend(0, true));
+  const std::string made = runtime_error_message([&pool] { (void)pool.acquire(); });
+  CHECK(contains(made, "CudaEventBackend: "));
+  const std::string read = runtime_error_message([] { (void)weft::stream_ops::event_time_ns(nullptr, 0); });
+  MESSAGE("stream_ops::event_time_ns without a GPU: " << read);
+  CHECK(contains(read, "stream_ops::event_time_ns"));
+  CHECK(contains(read, "device 0"));
+}

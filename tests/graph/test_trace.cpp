@@ -52,8 +52,8 @@ TEST_CASE("Trace.graph_nodes_appear_by_name_worker_and_order.virtual_devices") {
   int thread_names = 0;
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "M") {
-      ++thread_names;
-    } else if (e["ph"] == "X" && e["name"] != "task") {  // the run's driver is a task
+      thread_names += e["name"] == "thread_name" && e["tid"].get<int>() < executor.worker_count();
+    } else if (e["ph"] == "X" && e["name"] != "task" && e["cat"] != "run") {  // the run's driver is a task
       spans[e["name"].get<std::string>()] = e;
     }
   }
@@ -120,5 +120,33 @@ TEST_CASE("Trace.names_that_are_not_utf8_still_make_a_valid_file") {
     if (event["ph"] == "X") names.push_back(event["name"]);
   CHECK(names == std::vector<std::string>{"ok \"quoted\" \x01", "bad \xef\xbf\xbd\xef\xbf\xbd end",
                                           "\xf0\x9f\x8c\x8a wave"});
+  std::remove(path.c_str());
+}
+
+TEST_CASE("Trace.unnamed_nodes_are_named_by_kind_and_id_and_loop_helpers_after_their_node.2threads") {
+  weft::ExecutorConfig cfg;
+  cfg.cpu_workers = 2;
+  cfg.gpu_workers = 0;
+  weft::Executor executor(cfg);
+  weft::Tensor<double, 2> x({1, 1}, 256, 256);  // big enough for the kernel to split its rows
+  weft::Graph g;
+  g.emplace([] {});
+  g.then_split([](auto& it) { *it = 1.0; }, x);
+  g.then([] {}).named("last");
+  executor.start_trace();
+  executor.run_n(g, 2).wait().get();
+  const std::string path = temp_path("weft_trace_names.json");
+  executor.write_trace(path);
+  const nlohmann::json trace = read_json(path);
+  std::map<std::string, int> nodes;  // graph node spans by name
+  int runs = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    CHECK(e["name"] != "parallel_for");  // the row chunks' helpers take their node's name
+    if (e["cat"] == "run") ++runs;
+    if (e["args"].contains("node")) ++nodes[e["name"].get<std::string>()];
+  }
+  CHECK(nodes == std::map<std::string, int>{{"compute 0", 2}, {"split 1", 2}, {"last", 2}});
+  CHECK(runs == 2);
   std::remove(path.c_str());
 }

@@ -133,6 +133,17 @@ TraceFlow parse_flow(const nlohmann::json& event, char phase, const std::string&
   return flow;
 }
 
+// A graph's run (a pass), which the weft tracer writes as a span of "cat"
+// "run" on a track of runs: it covers the run's jobs, so it is none of them.
+// The same for a GPU node's stream work ("cat" "device", on a track per
+// device and stream): its job is the node's span on a worker.
+bool is_run_span(const nlohmann::json& event) {
+  const auto cat = event.find("cat");
+  if (cat == event.end() || !cat->is_string()) return false;
+  const std::string& category = cat->get_ref<const std::string&>();
+  return category == "run" || category == "device";
+}
+
 // "M" events that name a worker track or a process.
 void read_metadata(const nlohmann::json& event, const std::string& where, Trace& trace) {
   const auto name = event.find("name");
@@ -215,13 +226,18 @@ Trace read_trace(const nlohmann::json& doc) {
     if (!phase.is_string()) fail(where + ".ph", "expected a string, got " + std::string(phase.type_name()));
     const std::string& ph = phase.get_ref<const std::string&>();
     if (ph == "X") {
-      trace.jobs.push_back(parse_job(event, where));
+      TraceJob job = parse_job(event, where);
+      (is_run_span(event) ? trace.runs : trace.jobs).push_back(std::move(job));
     } else if (ph == "s" || ph == "t" || ph == "f") {
       trace.flows.push_back(parse_flow(event, ph[0], where));
     } else if (ph == "M") {
       read_metadata(event, where, trace);
     }
   }
+  // A track of runs is no worker.
+  std::set<Track> run_tracks;
+  for (const TraceJob& run : trace.runs) run_tracks.emplace(run.pid, run.worker);
+  std::erase_if(trace.named_workers, [&](const Track& track) { return run_tracks.count(track) > 0; });
   return trace;
 }
 

@@ -10,8 +10,10 @@
 // pid per rank) keep their workers apart. Workers also come from
 // "thread_name" metadata and, in a one-process trace, otherData.workers.
 // Flow events draw edges between jobs: ph "s"/"t"/"f" matched by (pid, cat,
-// id), or X events with "bind_id" and "flow_out"/"flow_in". Every other event
-// is skipped. A bare array of events (Chrome's other form) is read too.
+// id), or X events with "bind_id" and "flow_out"/"flow_in". X events of
+// "cat" "run" are a graph's runs, on tracks of their own: not jobs, and
+// their tracks not workers. Every other event is skipped. A bare array of events (Chrome's other form) is
+// read too.
 //
 //   const TraceSummary s = summarize(parse_trace(text), 10);
 //   s.critical_path.duration_us;   // the heaviest chain of jobs, in measured time
@@ -59,6 +61,7 @@ struct TraceFlow {
 
 struct Trace {
   std::vector<TraceJob> jobs;  // in file order
+  std::vector<TraceJob> runs;  // "cat": "run" spans (a graph's runs), in file order
   std::vector<TraceFlow> flows;
   std::vector<std::pair<std::int64_t, std::int64_t>> named_workers;  // (pid, tid) of "thread_name" events
   std::map<std::int64_t, std::string> process_names;                 // "process_name" events, by pid

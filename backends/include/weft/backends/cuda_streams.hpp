@@ -14,7 +14,8 @@
 // Streams are non-blocking (they do not synchronise with the legacy default
 // stream), so copies on the copy streams overlap kernels on the compute stream
 // (Ripple section 6.2). Events are created with timing disabled, the cheapest
-// kind for ordering work.
+// kind for ordering work; timing_events() hands out events that can be
+// timed, which stream_ops::event_time_ns turns into host time.
 //
 // This header needs no CUDA header: CudaStream and CudaEvent are the very
 // types cudaStream_t and cudaEvent_t, so host-only code can hold them and .cu
@@ -28,6 +29,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,18 +58,24 @@ class CudaEventBackend {
  public:
   using Event = CudaEvent;
 
-  explicit CudaEventBackend(int device = 0) noexcept : device_(device) {}
+  // timing: events that record a timestamp (for stream_ops::event_time_ns),
+  // a little dearer to record than the default, which only orders work.
+  explicit CudaEventBackend(int device = 0, bool timing = false) noexcept
+      : device_(device), timing_(timing) {}
 
-  // cudaEventCreateWithFlags(cudaEventDisableTiming) with `device` current
-  // (the caller's current device is restored). Throws std::runtime_error.
+  // cudaEventCreateWithFlags(cudaEventDisableTiming, or cudaEventDefault
+  // when timing) with `device` current (the caller's current device is
+  // restored). Throws std::runtime_error.
   CudaEvent create_event();
   // Failures are ignored: they only happen while the process tears CUDA down.
   void destroy_event(CudaEvent event) noexcept;
 
   int device() const noexcept { return device_; }
+  bool timing() const noexcept { return timing_; }
 
  private:
   int device_;
+  bool timing_;
 };
 
 using CudaEventPool = EventPool<CudaEventBackend>;
@@ -104,6 +112,8 @@ class DeviceStreams {
   // Events for this device; thread-safe.
   CudaEventPool& events() noexcept { return events_; }
   const CudaEventPool& events() const noexcept { return events_; }
+  // Events that record when the stream reached them (stream_ops::event_time_ns).
+  CudaEventPool& timing_events() noexcept { return timing_events_; }
 
  private:
   static int checked_device(int device, int copy_streams) {
@@ -123,6 +133,7 @@ class DeviceStreams {
   int device_;
   std::vector<CudaStream> streams_;  // [0] compute, then the copy streams
   CudaEventPool events_;
+  CudaEventPool timing_events_;
 };
 
 // The process's one DeviceStreams for `device`, made on first use and kept
@@ -166,6 +177,13 @@ struct HostCallback {
 // before it is done, or has failed. It must not call CUDA, and must stay
 // alive until it has been called.
 void call_when_done(CudaStream stream, const HostCallback* callback, int device);
+// When `event` (from DeviceStreams::timing_events() of `device`, recorded,
+// and complete) happened, in host time: steady_clock nanoseconds since its
+// epoch (observer_clock()). The device's clock is tied to the host's by a
+// reference event recorded on a stream of its own and waited for (again
+// each second, against drift); see docs/cuda.md for the precision. Not from
+// a CUDA callback (it calls CUDA); thread-safe.
+std::int64_t event_time_ns(CudaEvent event, int device);
 
 }  // namespace stream_ops
 

@@ -53,13 +53,19 @@ class WorkerContext {
   // The observers attached to this worker's executor (observer.hpp), or
   // null: the one check a job makes while nobody observes. A job reads it
   // once and sends both its begin and its end to the list it read.
-  const detail::ObserverList* observers() const noexcept;
+  const ObserverList* observers() const noexcept;
   // For jobs that report themselves once they ended (tasks, task-group
   // jobs): is anyone observing, the clock, and one node that began at
   // `start_ns` and ends now (its begin and end events, sent together).
   bool tracing() const noexcept { return observers() != nullptr; }
   std::int64_t trace_clock() const noexcept { return observer_clock(); }
   void trace(const char* name, Domain domain, std::int64_t start_ns) const noexcept;
+  // The name of the graph node this worker runs, innermost, while observers
+  // watch its run (else null): a parallel loop started inside names its
+  // helper jobs after it (loop_trace_name in trace.hpp). The work-DAG sets
+  // it around an observed node's call and puts the outer one back after.
+  const char* node_name() const noexcept { return node_name_; }
+  const char* exchange_node_name(const char* name) noexcept { return std::exchange(node_name_, name); }
 
   // Makes a ready job runnable. CPU jobs go onto this worker's deque of that
   // priority; GPU jobs onto its GPU deques when it has them, else to the GPU
@@ -112,9 +118,10 @@ class WorkerContext {
   alignas(64) std::vector<int> victims_;  // steal order (topological)
   std::uint64_t rng_state_;               // random steal strategy
   int round_robin_cursor_;
-  Job* next_job_ = nullptr;    // see run_next()
-  int depth_ = 0;              // jobs running on this thread, one inside another's wait
-  std::atomic<int> core_{-1};  // written by the worker when pinning fails, read by stats()
+  Job* next_job_ = nullptr;          // see run_next()
+  const char* node_name_ = nullptr;  // see node_name()
+  int depth_ = 0;                    // jobs running on this thread, one inside another's wait
+  std::atomic<int> core_{-1};        // written by the worker when pinning fails, read by stats()
   OwnerCounter jobs_run_, steals_, failed_steals_, sleeps_;
   std::thread thread_;
 };
@@ -188,7 +195,7 @@ class Executor {
   void attach(std::shared_ptr<Observer> observer);
   void detach(const std::shared_ptr<Observer>& observer);
   // The list attached now, or null (for job implementations; see WorkerContext).
-  const detail::ObserverList* observers() const noexcept {
+  const ObserverList* observers() const noexcept {
     // acquire: pairs with the release in update_observers(), for the list's contents.
     return observers_.load(std::memory_order_acquire);
   }
@@ -268,9 +275,9 @@ class Executor {
   // Observers: the published list (null: none), and every list published,
   // which jobs may still be reading (see attach()). Every job reads the
   // list: on a line of its own, away from the counters above.
-  alignas(64) std::atomic<const detail::ObserverList*> observers_{nullptr};
+  alignas(64) std::atomic<const ObserverList*> observers_{nullptr};
   std::mutex observers_mutex_;  // serialises attach and detach
-  std::vector<std::unique_ptr<const detail::ObserverList>> observer_lists_;
+  std::vector<std::unique_ptr<const ObserverList>> observer_lists_;
   // Publishes the list with `observer` added (attach) or removed; false,
   // changing nothing, when it already is (or is not) attached.
   bool update_observers(const std::shared_ptr<Observer>& observer, bool attach);
@@ -294,9 +301,7 @@ class Executor {
 
 // ---- inline hot paths -------------------------------------------------------
 
-inline const detail::ObserverList* WorkerContext::observers() const noexcept {
-  return executor_->observers();
-}
+inline const ObserverList* WorkerContext::observers() const noexcept { return executor_->observers(); }
 
 inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) {
   const auto p = static_cast<std::size_t>(priority);

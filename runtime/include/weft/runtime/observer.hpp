@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Observers: callbacks through which a tool sees an Executor's work as it
 // runs (Taskflow's ObserverInterface, Kokkos Tools): node (job) entry and
-// exit, run begin and end, and allocations from memory pools.
+// exit, run begin and end, allocations from memory pools, and the GPU work
+// of GPU graph nodes as it ran on the device (on_device_span).
 //
 //   struct NodeCounter : weft::Observer {
 //     std::atomic<int> nodes{0};
@@ -40,6 +41,15 @@ inline std::int64_t observer_clock() noexcept {
       .count();
 }
 
+// A graph node's successors: the indices narrow[k] (32-bit graphs) or
+// wide[k] (64-bit ones) for k in [0, count); they live as long as its graph's
+// work-DAG, so copy what you keep.
+struct SuccessorRow {
+  const std::int32_t* narrow = nullptr;
+  const std::int64_t* wide = nullptr;
+  std::int64_t count = 0;
+};
+
 // One node of a work-DAG (a graph node), one dynamic task, one task-group
 // job, or one helper job of a parallel loop, entered or left.
 struct NodeEvent {
@@ -52,6 +62,8 @@ struct NodeEvent {
   std::int32_t partition = -1;  // the tensor partition it works on, or -1
   std::int32_t device = -1;     // the device that partition lives on, or -1
   std::int64_t run = -1;        // which run of its graph, counted from 0; -1 outside graphs
+  std::int32_t level = -1;      // its depth in its graph's levels (Graph::levels), or -1
+  SuccessorRow successors;      // graph nodes: the nodes after it in its graph (edges out of it)
 };
 
 // One run (one pass over every node) of a work-DAG or graph.
@@ -60,6 +72,24 @@ struct RunEvent {
   const void* graph = nullptr;  // as NodeEvent::graph
   std::int64_t run = -1;        // as NodeEvent::run
   std::int64_t nodes = 0;       // how many nodes the graph has
+};
+
+// The GPU work one GPU graph node queued (its kernels and copies), as it ran
+// on its stream: timed with CUDA events recorded before and after it, turned
+// into observer_clock() time (within a few microseconds; docs/cuda.md).
+// Sent once that work is done, from a thread that is not a worker, before
+// the node counts as complete, so before its run ends. Only for graph
+// nodes, and only while the executor has observers: its GPU nodes then
+// record the events.
+struct DeviceSpanEvent {
+  std::int64_t begin_ns = 0;    // observer_clock() when the stream began the node's work
+  std::int64_t end_ns = 0;      // ... and when it had finished it (>= begin_ns)
+  std::int32_t device = -1;     // the logical device (cuda_devices.hpp)
+  std::int32_t stream = -1;     // on it: -1 the compute stream, k >= 0 copy stream k
+  std::int64_t node = -1;       // as NodeEvent
+  const char* name = "node";    // as NodeEvent
+  const void* graph = nullptr;  // as NodeEvent
+  std::int64_t run = -1;        // as NodeEvent when known; -1 for now (docs/observers.md)
 };
 
 // A block handed out or taken back by a MemoryPool (memory_pool.hpp).
@@ -81,6 +111,7 @@ class Observer {
   virtual void on_node_end(const NodeEvent&) noexcept {}
   virtual void on_allocate(const AllocationEvent&) noexcept {}
   virtual void on_deallocate(const AllocationEvent&) noexcept {}
+  virtual void on_device_span(const DeviceSpanEvent&) noexcept {}
 };
 
 // What the layer that built a work-DAG knows of one node, for its events
@@ -89,12 +120,13 @@ struct NodeLabel {
   const char* name = "node";  // interned (intern_trace_name)
   std::int32_t partition = -1;
   std::int32_t device = -1;
+  std::int32_t level = -1;  // its depth in the graph's levels, or -1
 };
 
-namespace detail {
-
-// The observers attached to an executor at one moment. Never changed once
-// published: attach and detach publish a new list (see Executor::attach).
+// The observers attached to an executor at one moment, as
+// WorkerContext::observers() hands them to the layers that report events of
+// their own (GPU nodes' device spans). Never changed once published: attach
+// and detach publish a new list (see Executor::attach).
 class ObserverList {
  public:
   explicit ObserverList(std::vector<std::shared_ptr<Observer>> observers)
@@ -119,10 +151,12 @@ class ObserverList {
   void deallocate(const AllocationEvent& e) const noexcept {
     for (const auto& o : observers_) o->on_deallocate(e);
   }
+  void device_span(const DeviceSpanEvent& e) const noexcept {
+    for (const auto& o : observers_) o->on_device_span(e);
+  }
 
  private:
   std::vector<std::shared_ptr<Observer>> observers_;
 };
 
-}  // namespace detail
 }  // namespace weft

@@ -112,6 +112,8 @@ class ChunkedRun {
   // spans in execution traces.
   static void run(Executor& executor, std::uint64_t chunks, int helpers, const char* trace_name,
                   RunChunk run_chunk, const void* body) {
+    // Observed: helpers inside a graph node are named after it (trace.hpp).
+    if (executor.observers() != nullptr) trace_name = loop_trace_name(trace_name);
     auto* state = new ChunkedRun(executor, chunks, helpers, trace_name, run_chunk, body);
     executor.begin_run();  // ended by the last release(), so ~Executor waits for late helpers
     int submitted = 0;

@@ -122,7 +122,17 @@ class WorkGraphEngine {
       e.name = label.name;
       e.partition = label.partition;
       e.device = label.device;
+      e.level = label.level;
     }
+    const Index begin = dag_.row_map[static_cast<std::size_t>(node)];
+    [[maybe_unused]] const Index* row = dag_.entries.data() + begin;
+    if constexpr (std::is_same_v<Index, std::int32_t>) {
+      e.successors.narrow = row;
+    } else if constexpr (std::is_same_v<Index, std::int64_t>) {
+      e.successors.wide = row;
+    }
+    if constexpr (std::is_same_v<Index, std::int32_t> || std::is_same_v<Index, std::int64_t>)
+      e.successors.count = dag_.row_map[static_cast<std::size_t>(node) + 1] - begin;
     return e;
   }
   RunEvent run_event() const noexcept { return {observer_clock(), graph_, run_, dag_.num_rows()}; }
@@ -160,7 +170,7 @@ class WorkGraphEngine {
   // offsets of the members above as they were): the list the run read as
   // it began (null: none), the run's index among this engine's runs, and
   // the graph's identity.
-  const detail::ObserverList* run_observers_ = nullptr;
+  const ObserverList* run_observers_ = nullptr;
   std::int64_t run_ = -1;
   std::int64_t runs_begun_ = 0;
   const void* graph_ = this;
