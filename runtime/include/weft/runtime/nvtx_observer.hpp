@@ -42,8 +42,8 @@ class NvtxObserver : public Observer {
     std::int64_t run;
     std::uint64_t range;  // nvtxRangeId_t
   };
-  void* domain_ = nullptr;  // nvtxDomainHandle_t
-  std::mutex runs_mutex_;   // runs begin and end on any thread
+  [[maybe_unused]] void* domain_ = nullptr;  // nvtxDomainHandle_t (unused without NVTX)
+  std::mutex runs_mutex_;                    // runs begin and end on any thread
   std::vector<OpenRun> runs_;
 };
 
