@@ -161,6 +161,13 @@ void copy(void* dst, const void* src, std::size_t bytes, CudaStream stream, int 
   if (status != cudaSuccess) fail("stream_ops::copy", "cudaMemcpyAsync", device, status);
 }
 
+void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
+             std::size_t rows, CudaStream stream, int device) {
+  const cudaError_t status =
+      cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows, cudaMemcpyDefault, stream);
+  if (status != cudaSuccess) fail("stream_ops::copy_2d", "cudaMemcpy2DAsync", device, status);
+}
+
 void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device) {
   const cudaError_t status = cudaMemsetAsync(dst, 0, bytes, stream);
   if (status != cudaSuccess) fail("stream_ops::fill_zero", "cudaMemsetAsync", device, status);

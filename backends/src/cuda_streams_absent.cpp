@@ -37,6 +37,9 @@ void use_device(int device) { no_cuda("stream_ops::use_device", device); }
 void record(CudaEvent, CudaStream, int device) { no_cuda("stream_ops::record", device); }
 void wait(CudaStream, CudaEvent, int device) { no_cuda("stream_ops::wait", device); }
 void copy(void*, const void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::copy", device); }
+void copy_2d(void*, std::size_t, const void*, std::size_t, std::size_t, std::size_t, CudaStream, int device) {
+  no_cuda("stream_ops::copy_2d", device);
+}
 void fill_zero(void*, std::size_t, CudaStream, int device) { no_cuda("stream_ops::fill_zero", device); }
 bool enable_peer_access(int device, int /*peer*/) { no_cuda("stream_ops::enable_peer_access", device); }
 void synchronize(CudaStream, int device) { no_cuda("stream_ops::synchronize", device); }

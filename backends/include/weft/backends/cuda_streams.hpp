@@ -158,6 +158,12 @@ void wait(CudaStream stream, CudaEvent event, int device);
 // be host memory (pinned for the copy to stay asynchronous) or memory of any
 // device (unified addressing finds out which).
 void copy(void* dst, const void* src, std::size_t bytes, CudaStream stream, int device);
+// Queues one copy of `rows` rows of `width` bytes each: row r starts at
+// dst + r * dst_pitch and src + r * src_pitch (pitches >= width, in bytes).
+// One cudaMemcpy2DAsync instead of `rows` copies: a tensor's padding along
+// any axis but the innermost is many short rows.
+void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
+             std::size_t rows, CudaStream stream, int device);
 // Queues zeroing `bytes` bytes of device memory on `stream`.
 void fill_zero(void* dst, std::size_t bytes, CudaStream stream, int device);
 // Lets `device` read and write `peer`'s memory directly, if the hardware

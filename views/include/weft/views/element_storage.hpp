@@ -61,6 +61,34 @@ struct HostMove {
   void operator()(void* dst, const void* src, std::size_t bytes) const { std::memmove(dst, src, bytes); }
 };
 
+// How element_storage::copy_rows moves bytes by default: `rows` rows of
+// `width` bytes, row r at dst + r * dst_pitch and src + r * src_pitch, one
+// memmove each. Tensors in GPU memory pass one 2D copy on a stream instead.
+struct HostMove2D {
+  void operator()(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
+                  std::size_t rows) const {
+    for (std::size_t r = 0; r < rows; ++r)
+      std::memmove(static_cast<std::byte*>(dst) + r * dst_pitch,
+                   static_cast<const std::byte*>(src) + r * src_pitch, width);
+  }
+};
+
+// Throws unless `rows` rows of n elements, the first at `index` and the
+// next each `pitch` further, lie in [0, count) and do not overlap.
+inline void check_row_range(const char* which, std::size_t index, std::size_t pitch, std::size_t n,
+                            std::size_t rows, std::size_t count) {
+  check_element_range(which, index, n, count);
+  if (rows <= 1) return;
+  if (pitch < n) {
+    throw std::invalid_argument(std::string("element_storage::copy_rows: the ") + which + "'s rows of " +
+                                std::to_string(n) + " elements are " + std::to_string(pitch) +
+                                " apart, so they overlap");
+  }
+  if (rows - 1 > (count - index) / pitch)
+    throw_element_range_error(which, index, (rows - 1) * pitch + n, count);
+  check_element_range(which, index + (rows - 1) * pitch, n, count);
+}
+
 }  // namespace detail
 
 template <class T>
@@ -107,6 +135,21 @@ struct element_storage {
     if (n == 0) return;
     move(static_cast<std::byte*>(dst) + dst_index * sizeof(T),
          static_cast<const std::byte*>(src) + src_index * sizeof(T), n * sizeof(T));
+  }
+  // Copies `rows` rows of n elements: row r from src index src_index + r *
+  // src_pitch to dst index dst_index + r * dst_pitch (pitches in elements,
+  // at least n). `move` takes the whole 2D copy (detail::HostMove2D: a
+  // memmove per row); a strided type makes one call per component array.
+  template <class Move2D = detail::HostMove2D>
+  static void copy_rows(void* dst, std::size_t dst_index, std::size_t dst_pitch, std::size_t dst_count,
+                        const void* src, std::size_t src_index, std::size_t src_pitch, std::size_t src_count,
+                        std::size_t n, std::size_t rows, const Move2D& move = {}) {
+    if (n == 0 || rows == 0) return;
+    detail::check_row_range("source", src_index, src_pitch, n, rows, src_count);
+    detail::check_row_range("destination", dst_index, dst_pitch, n, rows, dst_count);
+    move(static_cast<std::byte*>(dst) + dst_index * sizeof(T), dst_pitch * sizeof(T),
+         static_cast<const std::byte*>(src) + src_index * sizeof(T), src_pitch * sizeof(T), n * sizeof(T),
+         rows);
   }
 };
 
@@ -195,6 +238,32 @@ struct element_storage<T> {
     } else {
       move(dst_bytes + dst_index * buffer::record_bytes, src_bytes + src_index * buffer::record_bytes,
            n * buffer::record_bytes);
+    }
+  }
+  // As for plain T: one 2D copy per component array for strided, one for
+  // contiguous.
+  template <class Move2D = detail::HostMove2D>
+  static void copy_rows(void* dst, std::size_t dst_index, std::size_t dst_pitch, std::size_t dst_count,
+                        const void* src, std::size_t src_index, std::size_t src_pitch, std::size_t src_count,
+                        std::size_t n, std::size_t rows, const Move2D& move = {}) {
+    if (n == 0 || rows == 0) return;
+    detail::check_row_range("source", src_index, src_pitch, n, rows, src_count);
+    detail::check_row_range("destination", dst_index, dst_pitch, n, rows, dst_count);
+    auto* dst_bytes = static_cast<std::byte*>(dst);
+    const auto* src_bytes = static_cast<const std::byte*>(src);
+    if constexpr (strided) {
+      const std::size_t dst_stride = buffer::padded_count(dst_count);
+      const std::size_t src_stride = buffer::padded_count(src_count);
+      for (const auto& array : buffer::arrays) {
+        move(dst_bytes + dst_stride * array.prefix_bytes + dst_index * array.value_size,
+             dst_pitch * array.value_size,
+             src_bytes + src_stride * array.prefix_bytes + src_index * array.value_size,
+             src_pitch * array.value_size, n * array.value_size, rows);
+      }
+    } else {
+      move(dst_bytes + dst_index * buffer::record_bytes, dst_pitch * buffer::record_bytes,
+           src_bytes + src_index * buffer::record_bytes, src_pitch * buffer::record_bytes,
+           n * buffer::record_bytes, rows);
     }
   }
 };

@@ -63,6 +63,7 @@
 #include <weft/backends/cuda_streams.hpp>
 #include <weft/backends/detail/checked_size.hpp>
 #include <weft/backends/memory_space.hpp>
+#include <weft/views/detail/row_runs.hpp>
 #include <weft/views/distribution.hpp>
 #include <weft/views/element_storage.hpp>
 #include <weft/views/layout.hpp>
@@ -247,7 +248,7 @@ class Tensor {
     require_local(from, "copy_padding");
     require_local(to, "copy_padding");
     if (!checked().gpu) {
-      copy_padding_with(from, to, detail::HostMove{});
+      copy_padding_with(from, to, detail::HostMove2D{});
       return;
     }
     const int device = cuda_device_of(to);
@@ -271,9 +272,10 @@ class Tensor {
     const BlockSpace<D>& src = block_space(from);
     std::size_t at = 0;
     with_host_move(from, [&](const auto& move) {
-      walk_rows(o, [&](const Index& row, std::size_t n) {
-        element_storage<T>::copy(out, at, o.count, src.data, offset_in(from, row), src.count, n, move);
-        at += n;
+      walk_row_runs(o, [&](const Index& first, std::size_t n, std::size_t rows) {
+        element_storage<T>::copy_rows(out, at, n, o.count, src.data, offset_in(from, first),
+                                      row_pitch(from, n), src.count, n, rows, move);
+        at += n * rows;
       });
     });
   }
@@ -283,9 +285,10 @@ class Tensor {
     const BlockSpace<D>& dst = block_space(to);
     std::size_t at = 0;
     with_host_move(to, [&](const auto& move) {
-      walk_rows(o, [&](const Index& row, std::size_t n) {
-        element_storage<T>::copy(dst.data, offset_in(to, row), dst.count, in, at, o.count, n, move);
-        at += n;
+      walk_row_runs(o, [&](const Index& first, std::size_t n, std::size_t rows) {
+        element_storage<T>::copy_rows(dst.data, offset_in(to, first), row_pitch(to, n), dst.count, in, at, n,
+                                      o.count, n, rows, move);
+        at += n * rows;
       });
     });
   }
@@ -296,39 +299,45 @@ class Tensor {
     require_local(from, "copy_padding");
     require_local(to, "copy_padding");
     if (!checked().gpu) throw std::logic_error("Tensor::copy_padding: a stream is for tensors in GPU memory");
-    copy_padding_with(from, to, [stream, device](void* dst, const void* src, std::size_t bytes) {
-      stream_ops::copy(dst, src, bytes, stream, device);
-    });
+    copy_padding_with(from, to, stream_move(stream, device));
   }
 
  private:
-  // Calls f with how to move bytes between host memory and `block`'s
-  // memory: memcpy, or (GPU memory) copies on a copy stream of its device,
-  // waited for before returning.
+  // A 2D mover (element_storage::copy_rows) that queues one
+  // cudaMemcpy2DAsync on `stream` of `device` per call.
+  static auto stream_move(CudaStream stream, int device) {
+    return [stream, device](void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                            std::size_t width, std::size_t rows) {
+      stream_ops::copy_2d(dst, dst_pitch, src, src_pitch, width, rows, stream, device);
+    };
+  }
+  // Calls f with how to move rows between host memory and `block`'s memory
+  // (a 2D mover): memmove, or (GPU memory) 2D copies on a copy stream of its
+  // device, waited for before returning.
   template <class F>
   void with_host_move(std::size_t block, const F& f) const {
     if (!checked().gpu) {
-      f(detail::HostMove{});
+      f(detail::HostMove2D{});
       return;
     }
     const int device = cuda_device_of(block);
     const DeviceStreams& streams = shared_device_streams(device);
     const CudaStream stream =
         streams.copy_stream_count() > 0 ? streams.copy_stream(0) : streams.compute_stream();
-    f([stream, device](void* dst, const void* src, std::size_t bytes) {
-      stream_ops::copy(dst, src, bytes, stream, device);
-    });
+    f(stream_move(stream, device));
     stream_ops::synchronize(stream, device);
   }
 
-  template <class Move>
-  void copy_padding_with(std::size_t from, std::size_t to, const Move& move) const {
+  // One copy_rows call per run of rows of the overlap: in GPU memory a 2D
+  // halo along x is one cudaMemcpy2DAsync per component, not one per row.
+  template <class Move2D>
+  void copy_padding_with(std::size_t from, std::size_t to, const Move2D& move) const {
     const Overlap o = overlap(checked_block(from), checked_block(to));
     const BlockSpace<D>& src = block_space(from);
     const BlockSpace<D>& dst = block_space(to);
-    walk_rows(o, [&](const Index& row, std::size_t n) {
-      element_storage<T>::copy(dst.data, offset_in(to, row), dst.count, src.data, offset_in(from, row),
-                               src.count, n, move);
+    walk_row_runs(o, [&](const Index& first, std::size_t n, std::size_t rows) {
+      element_storage<T>::copy_rows(dst.data, offset_in(to, first), row_pitch(to, n), dst.count, src.data,
+                                    offset_in(from, first), row_pitch(from, n), src.count, n, rows, move);
     });
   }
 
@@ -527,20 +536,21 @@ class Tensor {
     }
     return o;
   }
-  // Calls f(first cell, n) for each row of overlap `o` (rows run along
-  // dimension 0, contiguous in every block), in order.
+  // Calls f(first cell, n, rows) for each run of rows of overlap `o` (rows
+  // run along dimension 0, contiguous in every block; a run's rows are
+  // consecutive along dimension 1, row_pitch apart), in order.
   template <class F>
-  void walk_rows(const Overlap& o, const F& f) const {
+  void walk_row_runs(const Overlap& o, const F& f) const {
     if (o.count == 0) return;
-    Index g = o.begin;
-    while (true) {
-      f(g, static_cast<std::size_t>(o.end[0] - o.begin[0]));
-      std::size_t d = 1;
-      for (; d < D; ++d) {
-        if (++g[d] < o.end[d]) break;
-        g[d] = o.begin[d];
-      }
-      if (d == D) break;
+    detail::walk_row_runs<D>(o.begin, o.end, f);
+  }
+  // Elements between the starts of consecutive rows (along dimension 1) of
+  // `block`'s buffer; a 1D tensor's runs are single rows of n elements.
+  std::size_t row_pitch(std::size_t block, std::size_t n) const {
+    if constexpr (D == 1) {
+      return n;
+    } else {
+      return block_space(block).stride[1];
     }
   }
   // Where global cell `g` (inside the block's padded box) is in its buffer.
