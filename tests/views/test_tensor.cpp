@@ -3,6 +3,7 @@
 // iterators (5.2), and the host-side helpers a graph's nodes use.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstddef>
 #include <limits>
 #include <new>
@@ -11,11 +12,13 @@
 #include <vector>
 
 #include <weft/backends/memory_space.hpp>
+#include <weft/runtime/task_group.hpp>
 #include <weft/views/block_kernel.hpp>
 #include <weft/views/boundary_loader.hpp>
 #include <weft/views/tensor.hpp>
 #include <weft/views/unrolled_for.hpp>
 
+#include "../executor_configs.hpp"
 #include "../test_support.hpp"
 
 TEST_CASE("Tensor.listing1_splits_give_the_documented_block_sizes") {
@@ -276,4 +279,44 @@ TEST_CASE("Tensor.gpu_memory_without_a_usable_gpu_is_refused_clearly") {
       (weft::Tensor<float, 1>(weft::cuda_memory, {2}, 100)),
       doctest::Contains("Tensor: GPU memory (cuda_memory) was asked for, but no CUDA device is usable ("),
       std::runtime_error);
+}
+
+namespace {
+// Adds `amount` to every cell, but says it leaves the blocks `quiet` marks.
+struct AddUnlessQuiet {
+  const std::vector<int>* quiet;
+  std::atomic<int>* cells_visited;
+  void operator()(auto& cell, int amount) const {
+    *cell += amount;
+    cells_visited->fetch_add(1, std::memory_order_relaxed);
+  }
+  bool skip_block(std::size_t block, const weft::Tensor<int, 2>&, int) const { return (*quiet)[block] != 0; }
+};
+}  // namespace
+
+TEST_CASE("Tensor.block_kernels_visit_no_cell_of_a_block_the_kernel_skips") {
+  // 4 blocks of 128 x 128: large enough for run_block_kernel_shared to share rows.
+  weft::Tensor<int, 2> t({2, 1}, {1, 2}, 256, 256);
+  constexpr int cells = 128 * 128;
+  const std::vector<int> quiet{0, 1, 1, 0};
+  std::atomic<int> visited{0};
+  AddUnlessQuiet kernel{&quiet, &visited};
+  int three = 3, four = 4, zero = 0;
+  for (std::size_t b = 0; b < t.block_count(); ++b) weft::run_block_kernel(b, kernel, t, three);
+  CHECK(visited.load() == 2 * cells);
+  weft::Executor executor(weft::test::cpu_only(2));
+  weft::TaskGroup group(executor);
+  group.run([&] {  // on a worker: the rows of a large block may be shared
+    for (std::size_t b = 0; b < t.block_count(); ++b) weft::run_block_kernel_shared(b, kernel, t, four);
+  });
+  group.wait();
+  CHECK(visited.load() == 4 * cells);
+  for (std::size_t j = 0; j < 256; ++j)
+    for (std::size_t i = 0; i < 256; ++i) {
+      const std::size_t block = i / 128 + 2 * (j / 128);
+      CHECK(t(i, j) == (quiet[block] != 0 ? 0 : 7));
+    }
+  // A kernel without skip_block runs every block.
+  CHECK_FALSE(weft::kernel_skips_block([](auto&, int) {}, 1, t, zero));
+  CHECK(weft::kernel_skips_block(kernel, 1, t, zero));
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -150,9 +151,28 @@ std::size_t block_rows(std::size_t block, const Args&... args) {
   return rows;
 }
 
+// Whether the kernel says it leaves `block` as it is: a kernel may have a
+// member skip_block(block, args...) (the kernel's own arguments, tensors
+// whole) that returns true for a block none of whose cells it would change,
+// such as a block a sweep already converged. run_block_kernel and
+// run_block_kernel_shared then visit none of its cells. It is a hint: GPU
+// nodes launch their kernel regardless, so a kernel gives the same result
+// when it is run on a block it said to skip.
+template <class F, class... Args>
+bool kernel_skips_block(const F& kernel, std::size_t block, const Args&... args) {
+  if constexpr (requires {
+                  { kernel.skip_block(block, args...) } -> std::convertible_to<bool>;
+                }) {
+    return kernel.skip_block(block, args...);
+  } else {
+    return false;
+  }
+}
+
 // The whole block on the calling thread.
 template <class F, class... Args>
 void run_block_kernel(std::size_t block, F& kernel, Args&... args) {
+  if (kernel_skips_block(kernel, block, args...)) return;
   run_block_rows(block, 0, block_rows(block, args...), kernel, args...);
 }
 
@@ -170,6 +190,7 @@ inline constexpr std::size_t kBlockChunkCells = 4096;
 
 template <class F, class... Args>
 void run_block_kernel_shared(std::size_t block, F& kernel, Args&... args) {
+  if (kernel_skips_block(kernel, block, args...)) return;
   const std::size_t rows = block_rows(block, args...);
   const std::size_t row_cells = detail::first_tensor(args...).block_space(block).extent[0];
   WorkerContext* worker = Executor::current_worker();
