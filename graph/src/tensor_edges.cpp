@@ -122,6 +122,12 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
               StreamWork::make([copy = use.copy_padding_on_stream, from, to](GpuStream s) {
                 copy(from, static_cast<std::size_t>(to), s);
               }));
+        } else if (op.skips_block) {
+          // The kernel's skip_block answers the same from here to its node
+          // on `to` (docs/tensors.md): a block it skips reads no padding.
+          node.call = callables_.store([copy = use.copy_padding, skips = op.skips_block, from, to] {
+            if (!skips(static_cast<std::size_t>(to))) copy(from, static_cast<std::size_t>(to));
+          });
         } else {
           node.call = callables_.store(
               [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); });

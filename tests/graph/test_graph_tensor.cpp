@@ -655,3 +655,46 @@ TEST_CASE("GraphTensor.named_names_the_copies_and_the_finishing_node_by_role") {
   CHECK(g.node(*g.find("diff.pad2to1")).kind == weft::NodeKind::Copy);
   CHECK(g.node(*g.find("total.finish")).partition == -1);
 }
+
+namespace {
+// Sums a cell's two neighbours, but leaves the blocks `quiet` marks alone.
+struct NeighbourSumUnlessQuiet {
+  template <class In, class Out>
+  void operator()(In& in, Out& out, const int* /*quiet*/) const {
+    *out = *in.offset(0, -1) + *in.offset(0, 1);
+  }
+  template <class In, class Out>
+  bool skip_block(std::size_t block, const In&, const Out&, const int* quiet) const {
+    return quiet[block] != 0;
+  }
+};
+}  // namespace
+
+TEST_CASE("GraphTensor.a_block_the_kernel_skips_gets_no_padding_copies") {
+  weft::Tensor<int, 1> x({4}, 1, 40), y({4}, 40);  // blocks of 10 cells, 1 cell of padding
+  for (int i = 0; i < 40; ++i) x(i) = i;
+  for (std::size_t b = 0; b < 4; ++b) {  // padding marked, to see what was copied
+    *x.iterator(b, {-1}) = -100;
+    *x.iterator(b, {10}) = -100;
+  }
+  int quiet[4] = {0, 1, 0, 0};
+  weft::Graph g;
+  g.split(NeighbourSumUnlessQuiet{}, weft::concurrent_padded_access(x), y, static_cast<const int*>(quiet));
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(g).wait().get();
+
+  CHECK(*x.iterator(1, {-1}) == -100);  // no copies into the skipped block
+  CHECK(*x.iterator(1, {10}) == -100);
+  CHECK(*x.iterator(0, {10}) == 10);  // copies into the others, from it too
+  CHECK(*x.iterator(2, {-1}) == 19);
+  CHECK(*x.iterator(2, {10}) == 30);
+  for (int i = 10; i < 20; ++i) CHECK(y(i) == 0);  // the kernel skipped it
+  CHECK(y(9) == 8 + 10);
+  CHECK(y(20) == 19 + 21);
+
+  quiet[1] = 0;  // asked again on every run
+  executor.run(g).wait().get();
+  CHECK(*x.iterator(1, {-1}) == 9);
+  CHECK(*x.iterator(1, {10}) == 20);
+  for (int i = 10; i < 20; ++i) CHECK(y(i) == (i - 1) + (i + 1));  // padding 9 and 20 included
+}

@@ -159,10 +159,12 @@ std::size_t block_rows(std::size_t block, const Args&... args) {
 // nodes launch their kernel regardless, so a kernel gives the same result
 // when it is run on a block it said to skip.
 template <class F, class... Args>
+concept block_skipping_kernel = requires(const F& kernel, std::size_t block, const Args&... args) {
+  { kernel.skip_block(block, args...) } -> std::convertible_to<bool>;
+};
+template <class F, class... Args>
 bool kernel_skips_block(const F& kernel, std::size_t block, const Args&... args) {
-  if constexpr (requires {
-                  { kernel.skip_block(block, args...) } -> std::convertible_to<bool>;
-                }) {
+  if constexpr (block_skipping_kernel<F, Args...>) {
     return kernel.skip_block(block, args...);
   } else {
     return false;

@@ -77,6 +77,9 @@ struct PartitionedOp {
   NodeKind kind = NodeKind::Compute;  // of the per-block nodes
   NodeWork finish;                    // reductions: the finishing node after every block's node
   std::function<PartialSlot(std::size_t block)> partial;  // reductions: block b's partial
+  // Host kernels with skip_block (views/block_kernel.hpp): whether the
+  // kernel leaves block b alone, so that copies into its padding can wait.
+  std::function<bool(std::size_t block)> skips_block;
 };
 
 template <class T, std::size_t D>

@@ -99,6 +99,16 @@ PartitionedOp make_split(F&& kernel, Args&&... args) {
           },
           b));
     }
+    using Kernel = std::decay_t<F>;
+    if constexpr (block_skipping_kernel<Kernel, std::remove_cvref_t<decltype(unwrap_tensor(
+                                                    std::declval<std::decay_t<Args>&>()))>...>) {
+      // A block the kernel skips reads no padding: its copies in can wait.
+      op.skips_block = [state](std::size_t block) {
+        return std::apply(
+            [block](auto& f, auto&... a) { return kernel_skips_block(f, block, unwrap_tensor(a)...); },
+            *state);
+      };
+    }
   }
   return op;
 }
