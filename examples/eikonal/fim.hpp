@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Fast Iterative Method (Jeong and Whitaker) for |grad phi| = 1 on a 2D
-// grid, as a weft graph: the distance from one source cell, within a band.
+// or 3D grid, as a weft graph: the distance from one source cell, within a
+// band.
 //
 //   weft::eikonal::Problem p{.nx = 64, .ny = 64, .band = 10};   // source at the centre
 //   weft::eikonal::Solver<double, weft::StridedView> solver(p);
 //   weft::Executor executor;
 //   solver.run(executor);                   // passes until none changes a cell
 //   double d = solver.distance(10, 20);     // +inf outside the band
+//   weft::eikonal::Solver3D<float, weft::ContiguousView> cube(q);   // q.nz cells along z
 //
-// Contract: cell (i, j) has its centre at ((i + 0.5) h, (j + 0.5) h), h = 1
-// / nx. Every pass is Jacobi-style: it reads only the previous pass's
+// Contract: cell (i, j, k) has its centre at ((i + 0.5) h, (j + 0.5) h,
+// (k + 0.5) h), h = 1 / nx. Every pass is Jacobi-style: it reads only the previous pass's
 // field, so the result is bitwise the same for any split and either layout,
 // and equals the serial reference (reference.hpp). A cell takes a value only
 // while it is at most band * h (the band); cells beyond keep +infinity. A
@@ -34,14 +36,16 @@ namespace weft::eikonal {
 
 struct Problem {
   std::size_t nx = 256, ny = 256;
+  std::size_t nz = 1;     // a 2D solver needs 1; a 3D one any number
   std::size_t band = 10;  // K: cells with a distance above K h stay at +inf
   std::size_t source_x = std::numeric_limits<std::size_t>::max();  // max: the centre, nx / 2
   std::size_t source_y = std::numeric_limits<std::size_t>::max();  // max: the centre, ny / 2
-  std::size_t partitions = 1;                                      // along y (one per GPU with --gpus)
-  std::size_t tiles_x = 1, tiles_y = 1;  // blocks per partition along x and y: what a pass may skip
-  bool skip_quiet_blocks = true;         // false: every pass visits every block
-  bool in_shared = false;                // GPU kernels: stage the input in shared memory
-  int gpus = 0;                          // GPU solvers: devices to use (0: all present)
+  std::size_t source_z = std::numeric_limits<std::size_t>::max();  // max: the centre, nz / 2
+  std::size_t partitions = 1;  // along the last axis: y in 2D, z in 3D (one per GPU with --gpus)
+  std::size_t tiles_x = 1, tiles_y = 1, tiles_z = 1;  // blocks per partition per axis: what a pass may skip
+  bool skip_quiet_blocks = true;                      // false: every pass visits every block
+  bool in_shared = false;                             // GPU kernels: stage the input in shared memory
+  int gpus = 0;                                       // GPU solvers: devices to use (0: all present)
 
   std::size_t sx() const noexcept {
     return source_x == std::numeric_limits<std::size_t>::max() ? nx / 2 : source_x;
@@ -49,9 +53,48 @@ struct Problem {
   std::size_t sy() const noexcept {
     return source_y == std::numeric_limits<std::size_t>::max() ? ny / 2 : source_y;
   }
+  std::size_t sz() const noexcept {
+    return source_z == std::numeric_limits<std::size_t>::max() ? nz / 2 : source_z;
+  }
   double h() const noexcept { return 1.0 / static_cast<double>(nx); }
-  std::size_t blocks_x() const noexcept { return tiles_x; }
-  std::size_t blocks_y() const noexcept { return partitions * tiles_y; }
+
+  // The same, per axis, for a D-dimensional solver (D = 2 drops z).
+  template <std::size_t D>
+  Extents<D> cells() const noexcept {
+    return pick<D>(nx, ny, nz);
+  }
+  template <std::size_t D>
+  Extents<D> source() const noexcept {
+    return pick<D>(sx(), sy(), sz());
+  }
+  template <std::size_t D>
+  Extents<D> partition_grid() const noexcept {
+    Extents<D> grid{};
+    for (auto& g : grid) g = 1;
+    grid[D - 1] = partitions;
+    return grid;
+  }
+  template <std::size_t D>
+  Extents<D> tile_grid() const noexcept {
+    return pick<D>(tiles_x, tiles_y, tiles_z);
+  }
+  template <std::size_t D>
+  Extents<D> block_grid() const noexcept {
+    Extents<D> grid = tile_grid<D>();
+    grid[D - 1] *= partitions;
+    return grid;
+  }
+
+ private:
+  template <std::size_t D>
+  static Extents<D> pick(std::size_t x, std::size_t y, std::size_t z) noexcept {
+    static_assert(D == 2 || D == 3, "eikonal: 2D or 3D grids");
+    if constexpr (D == 2) {
+      return {x, y};
+    } else {
+      return {x, y, z};
+    }
+  }
 };
 
 // A cell: its distance and whether the last pass lowered it (the FIM's
@@ -116,12 +159,42 @@ WEFT_HOST_DEVICE inline T godunov_update(T a, T b, T h) noexcept {
   return (a + b + std::sqrt(sub(mul(mul(T(2), h), h), mul(d, d)))) / T(2);
 }
 
+// The same in 3D, with c the smallest neighbour along z: the 2D update from
+// the two smallest of a, b, c, or, where that lies above the third, the
+// root of (u - a)^2 + (u - b)^2 + (u - c)^2 = h^2, whose discriminant is
+// 3 h^2 - (a - b)^2 - (b - c)^2 - (c - a)^2.
+template <class T>
+WEFT_HOST_DEVICE inline T godunov_update(T a, T b, T c, T h) noexcept {
+  const auto order = [](T& lo, T& hi) {
+    if (hi < lo) {
+      const T t = lo;
+      lo = hi;
+      hi = t;
+    }
+  };
+  order(a, b);
+  order(b, c);
+  order(a, b);
+  const T two = godunov_update(a, b, h);  // a <= b <= c now
+  if (!(two > c)) return two;             // also c = +inf
+  const T ab = a - b, bc = b - c, ca = c - a;
+  const T spread = mul(ab, ab) + mul(bc, bc) + mul(ca, ca);
+  const T discriminant = sub(mul(mul(T(3), h), h), spread);
+  // Positive in exact arithmetic when two > c; rounding may leave it just below.
+  if (!(discriminant > T(0))) return two;
+  return (a + b + c + std::sqrt(discriminant)) / T(3);
+}
+
 // Per-block flags shared by a pass and the bookkeeping node after it
-// (block = x + y * blocks_x, as the tensor numbers its blocks).
+// (block = x + blocks_x (y + blocks_y z), as the tensor numbers its blocks).
 struct BlockFlags {
   const int* active = nullptr;  // the pass visits the block
   int* changed = nullptr;       // the pass lowered a cell of the block
-  std::size_t blocks_x = 1;
+  std::size_t blocks_x = 1, blocks_y = 1;
+
+  WEFT_HOST_DEVICE std::size_t index(std::size_t x, std::size_t y, std::size_t z = 0) const noexcept {
+    return x + (y + z * blocks_y) * blocks_x;
+  }
 };
 
 // Notes that a cell of a block changed; cells of one block may run on
@@ -139,13 +212,15 @@ WEFT_HOST_DEVICE inline void mark_changed(int& flag) noexcept {
 // (set once, never copied over), so a neighbour outside the domain counts
 // as absent. A block the flags call quiet is left alone: `out` holds this
 // pass's result there already (docs/eikonal.md).
-template <class T>
+template <class T, std::size_t Dims = 2>
 struct UpdateCell {
+  static_assert(Dims == 2 || Dims == 3, "eikonal: 2D or 3D grids");
+
   template <class In, class Out>
   WEFT_HOST_DEVICE void operator()(In& in, Out& out, T h, T limit, BlockFlags flags) const {
 #if defined(__CUDA_ARCH__)
     // GPU launches do not ask skip_block: the test is per cell there.
-    if (flags.active[out.block(0) + out.block(1) * flags.blocks_x] == 0) return;
+    if (flags.active[block_of(out, flags)] == 0) return;
 #endif
     // The centre first: GCC 12 then keeps the strided iterators in
     // registers; reading it last cost a store-forwarding stall per cell and
@@ -155,52 +230,90 @@ struct UpdateCell {
     const auto south = *in.offset(1, -1), north = *in.offset(1, 1);
     T value = centre.value();
     int changed = 0;
-    if ((west.changed() | east.changed() | south.changed() | north.changed()) != 0) {
-      // otherwise the same inputs as last time: no lower value
-      const T solved =
-          godunov_update(std::fmin(west.value(), east.value()), std::fmin(south.value(), north.value()), h);
-      if (solved < value && solved <= limit) {
-        value = solved;
-        changed = 1;
+    if constexpr (Dims == 2) {
+      if ((west.changed() | east.changed() | south.changed() | north.changed()) != 0) {
+        // otherwise the same inputs as last time: no lower value
+        const T solved =
+            godunov_update(std::fmin(west.value(), east.value()), std::fmin(south.value(), north.value()), h);
+        if (solved < value && solved <= limit) {
+          value = solved;
+          changed = 1;
+        }
+      }
+    } else {
+      const auto below = *in.offset(2, -1), above = *in.offset(2, 1);
+      if ((west.changed() | east.changed() | south.changed() | north.changed() | below.changed() |
+           above.changed()) != 0) {
+        const T solved =
+            godunov_update(std::fmin(west.value(), east.value()), std::fmin(south.value(), north.value()),
+                           std::fmin(below.value(), above.value()), h);
+        if (solved < value && solved <= limit) {
+          value = solved;
+          changed = 1;
+        }
       }
     }
     auto next = *out;
     next.value() = value;
     next.changed() = changed;
-    if (changed != 0) mark_changed(flags.changed[out.block(0) + out.block(1) * flags.blocks_x]);
+    if (changed != 0) mark_changed(flags.changed[block_of(out, flags)]);
   }
   // A quiet block: on the host, run_block_kernel visits none of its cells.
   template <class In, class Out>
   bool skip_block(std::size_t block, const In&, const Out& out, T, T, BlockFlags flags) const {
-    const Extents<2> at = out.geometry().block_coords(block);
-    return flags.active[at[0] + at[1] * flags.blocks_x] == 0;
+    const Extents<Dims> at = out.geometry().block_coords(block);
+    if constexpr (Dims == 2) {
+      return flags.active[flags.index(at[0], at[1])] == 0;
+    } else {
+      return flags.active[flags.index(at[0], at[1], at[2])] == 0;
+    }
+  }
+
+ private:
+  template <class Out>
+  WEFT_HOST_DEVICE static std::size_t block_of(const Out& out, const BlockFlags& flags) noexcept {
+    if constexpr (Dims == 2) {
+      return flags.index(out.block(0), out.block(1));
+    } else {
+      return flags.index(out.block(0), out.block(1), out.block(2));
+    }
   }
 };
 
-// FNV-1a over the bytes of every cell's value, row by row.
+// FNV-1a over the bytes of every cell's value, row by row (then plane by
+// plane); value_at(i, j, k).
 template <class ValueAt>
-std::uint64_t field_checksum(std::size_t nx, std::size_t ny, ValueAt value_at) {
+std::uint64_t field_checksum(std::size_t nx, std::size_t ny, std::size_t nz, ValueAt value_at) {
   std::uint64_t hash = 1469598103934665603ull;
-  for (std::size_t j = 0; j < ny; ++j) {
-    for (std::size_t i = 0; i < nx; ++i) {
-      const auto value = value_at(i, j);
-      unsigned char bytes[sizeof value];
-      std::memcpy(bytes, &value, sizeof value);
-      for (unsigned char byte : bytes) hash = (hash ^ byte) * 1099511628211ull;
+  for (std::size_t k = 0; k < nz; ++k) {
+    for (std::size_t j = 0; j < ny; ++j) {
+      for (std::size_t i = 0; i < nx; ++i) {
+        const auto value = value_at(i, j, k);
+        unsigned char bytes[sizeof value];
+        std::memcpy(bytes, &value, sizeof value);
+        for (unsigned char byte : bytes) hash = (hash ^ byte) * 1099511628211ull;
+      }
     }
   }
   return hash;
 }
+// The same over a 2D field; value_at(i, j).
+template <class ValueAt>
+std::uint64_t field_checksum(std::size_t nx, std::size_t ny, ValueAt value_at) {
+  return field_checksum(nx, ny, 1, [&](std::size_t i, std::size_t j, std::size_t) { return value_at(i, j); });
+}
 
-// The exact distance from the source's centre to cell (i, j)'s centre.
-inline double exact_distance(const Problem& p, std::size_t i, std::size_t j) {
+// The exact distance from the source's centre to cell (i, j, k)'s centre.
+inline double exact_distance(const Problem& p, std::size_t i, std::size_t j, std::size_t k = 0) {
   const double dx = static_cast<double>(i) - static_cast<double>(p.sx());
   const double dy = static_cast<double>(j) - static_cast<double>(p.sy());
-  return p.h() * std::sqrt(dx * dx + dy * dy);
+  const double dz = static_cast<double>(k) - static_cast<double>(p.nz > 1 ? p.sz() : 0);
+  return p.h() * std::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
 // Errors against exact_distance over the cells that hold a value (the band):
-// the largest and the mean (L1 per cell) absolute difference.
+// the largest and the mean (L1 per cell) absolute difference. value_at(i,
+// j) for a 2D problem, value_at(i, j, k) for a 3D one.
 struct BandError {
   double max = 0.0, l1 = 0.0;
   std::size_t cells = 0;
@@ -209,88 +322,125 @@ template <class ValueAt>
 BandError band_error(const Problem& p, ValueAt value_at) {
   BandError e;
   double sum = 0.0;
-  for (std::size_t j = 0; j < p.ny; ++j) {
-    for (std::size_t i = 0; i < p.nx; ++i) {
-      const double v = static_cast<double>(value_at(i, j));
-      if (!std::isfinite(v)) continue;
-      const double error = std::fabs(v - exact_distance(p, i, j));
-      e.max = std::fmax(e.max, error);
-      sum += error;
-      ++e.cells;
+  for (std::size_t k = 0; k < p.nz; ++k) {
+    for (std::size_t j = 0; j < p.ny; ++j) {
+      for (std::size_t i = 0; i < p.nx; ++i) {
+        double v = 0.0;
+        if constexpr (std::is_invocable_v<ValueAt&, std::size_t, std::size_t, std::size_t>) {
+          v = static_cast<double>(value_at(i, j, k));
+        } else {
+          v = static_cast<double>(value_at(i, j));
+        }
+        if (!std::isfinite(v)) continue;
+        const double error = std::fabs(v - exact_distance(p, i, j, k));
+        e.max = std::fmax(e.max, error);
+        sum += error;
+        ++e.cells;
+      }
     }
   }
   e.l1 = e.cells > 0 ? sum / static_cast<double>(e.cells) : 0.0;
   return e;
 }
 
-// Throws std::invalid_argument naming the field when the problem makes no sense.
-inline void check_problem(const Problem& p) {
-  if (p.nx == 0 || p.ny == 0) throw std::invalid_argument("eikonal: the grid needs at least one cell");
-  if (p.partitions == 0 || p.tiles_y == 0 || p.ny < p.blocks_y())
-    throw std::invalid_argument("eikonal: " + std::to_string(p.ny) + " rows cannot be split into " +
-                                std::to_string(p.partitions) + " partitions of " + std::to_string(p.tiles_y) +
-                                " tiles");
-  if (p.tiles_x == 0 || p.nx < p.tiles_x)
-    throw std::invalid_argument("eikonal: " + std::to_string(p.nx) + " columns cannot be split into " +
-                                std::to_string(p.tiles_x) + " tiles");
+// Throws std::invalid_argument naming the field when the problem makes no
+// sense for a D-dimensional solver.
+template <std::size_t D = 2>
+void check_problem(const Problem& p) {
+  static_assert(D == 2 || D == 3, "eikonal: 2D or 3D grids");
+  const char* const axis[] = {"x", "y", "z"};
+  const auto list = [](const Extents<D>& e, const char* sep) {
+    std::string text = std::to_string(e[0]);
+    for (std::size_t d = 1; d < D; ++d) text += sep + std::to_string(e[d]);
+    return text;
+  };
+  if (D == 2 && p.nz != 1)
+    throw std::invalid_argument("eikonal: a 2D solver needs nz = 1, not " + std::to_string(p.nz) +
+                                " (Solver3D solves 3D grids)");
+  const Extents<D> cells = p.cells<D>(), tiles = p.tile_grid<D>(), blocks = p.block_grid<D>();
+  for (std::size_t d = 0; d < D; ++d)
+    if (cells[d] == 0)
+      throw std::invalid_argument(std::string("eikonal: the grid needs a cell along ") + axis[d]);
+  if (p.partitions == 0) throw std::invalid_argument("eikonal: the grid needs at least one partition");
+  for (std::size_t d = 0; d < D; ++d) {
+    if (tiles[d] != 0 && cells[d] >= blocks[d]) continue;
+    std::string what = std::to_string(tiles[d]) + " tiles";
+    if (d == D - 1) what = std::to_string(p.partitions) + " partitions of " + what;
+    throw std::invalid_argument("eikonal: " + std::to_string(cells[d]) + " cells along " + axis[d] +
+                                " cannot be split into " + what);
+  }
   if (p.band == 0) throw std::invalid_argument("eikonal: the band needs at least 1 cell");
-  if (p.sx() >= p.nx || p.sy() >= p.ny)
-    throw std::invalid_argument("eikonal: the source (" + std::to_string(p.sx()) + ", " +
-                                std::to_string(p.sy()) + ") lies outside the " + std::to_string(p.nx) + "x" +
-                                std::to_string(p.ny) + " grid");
+  const Extents<D> source = p.source<D>();
+  for (std::size_t d = 0; d < D; ++d)
+    if (source[d] >= cells[d])
+      throw std::invalid_argument("eikonal: the source (" + list(source, ", ") + ") lies outside the " +
+                                  list(cells, "x") + " grid");
 }
 
 // Where a host Solver keeps its fields and flags, and how its kernel runs
 // (the GPU's is in gpu_solver.cuh).
 struct HostPlace {
   static constexpr bool gpu = false;
-  template <class C>
-  static Tensor<C, 2> field(const Problem& p) {
-    return Tensor<C, 2>({1, p.partitions}, {p.tiles_x, p.tiles_y}, 1, p.nx, p.ny);
+  template <class C, std::size_t D>
+  static Tensor<C, D> field(const Problem& p) {
+    if constexpr (D == 2) {
+      return Tensor<C, 2>(p.partition_grid<2>(), p.tile_grid<2>(), 1, p.nx, p.ny);
+    } else {
+      return Tensor<C, 3>(p.partition_grid<3>(), p.tile_grid<3>(), 1, p.nx, p.ny, p.nz);
+    }
   }
   static std::shared_ptr<int[]> flags(std::size_t count) { return std::make_shared<int[]>(count); }
   template <class K>
   static K kernel(K k) {
     return k;
   }
-  template <class C>
-  static TensorAccess<C, 2> input(const Tensor<C, 2>& t, bool) {
+  template <class C, std::size_t D>
+  static TensorAccess<C, D> input(const Tensor<C, D>& t, bool) {
     return concurrent_padded_access(t);
   }
 };
 
 // Sets every cell of a host field, padding included, to +inf with no flag,
 // but the source cell: 0, flagged when `flag_source`.
-template <class C>
-void fill_field(const Tensor<C, 2>& field, const Problem& p, bool flag_source) {
+template <class C, std::size_t D>
+void fill_field(const Tensor<C, D>& field, const Problem& p, bool flag_source) {
   using T = std::remove_cvref_t<decltype(std::declval<C&>().value())>;
+  const Extents<D> source = p.source<D>();
   for (std::size_t b = 0; b < field.block_count(); ++b) {
-    const BlockSpace<2>& s = field.block_space(b);
-    const BlockPlace<2> place = field.block_place(b);
-    for (std::size_t y = 0; y < s.padded[1]; ++y) {
-      for (std::size_t x = 0; x < s.padded[0]; ++x) {
-        const bool source =
-            place.origin[0] + x == p.sx() + s.padding && place.origin[1] + y == p.sy() + s.padding;
-        auto cell = *BlockIterator<C, 2>(s, y * s.stride[1] + x);
-        cell.value() = source ? T(0) : std::numeric_limits<T>::infinity();
-        cell.changed() = source && flag_source ? 1 : 0;
+    const BlockSpace<D>& s = field.block_space(b);
+    const BlockPlace<D> place = field.block_place(b);
+    Extents<D> at{};  // padded local coordinates, x fastest
+    for (;;) {
+      bool is_source = true;
+      std::size_t offset = 0;
+      for (std::size_t d = 0; d < D; ++d) {
+        is_source = is_source && place.origin[d] + at[d] == source[d] + s.padding;
+        offset += at[d] * s.stride[d];
       }
+      auto cell = *BlockIterator<C, D>(s, offset);
+      cell.value() = is_source ? T(0) : std::numeric_limits<T>::infinity();
+      cell.changed() = is_source && flag_source ? 1 : 0;
+      std::size_t d = 0;
+      while (d < D && ++at[d] == s.padded[d]) at[d++] = 0;
+      if (d == D) break;
     }
   }
 }
 
-template <class T, class Layout, class Place = HostPlace>
+// Dims: 2 (nz must be 1) or 3; Solver3D below names the second.
+template <class T, class Layout, class Place = HostPlace, std::size_t Dims = 2>
 class Solver {
  public:
   using CellType = Cell<T, Layout>;
-  using Field = Tensor<CellType, 2>;
+  using Field = Tensor<CellType, Dims>;
 
   explicit Solver(const Problem& p)
-      : problem_((check_problem(p), p)),
-        a_(Place::template field<CellType>(p)),
-        b_(Place::template field<CellType>(p)),
-        host_(Place::gpu ? HostPlace::field<CellType>(p) : a_),
-        blocks_(p.blocks_x() * p.blocks_y()),
+      : problem_((check_problem<Dims>(p), p)),
+        a_(Place::template field<CellType, Dims>(p)),
+        b_(Place::template field<CellType, Dims>(p)),
+        host_(Place::gpu ? HostPlace::field<CellType, Dims>(p) : a_),
+        grid_(p.block_grid<Dims>()),
+        blocks_(count(grid_)),
         flags_(Place::flags(3 * blocks_)),
         counts_(std::make_shared<Counts>()) {
     reset();
@@ -312,8 +462,7 @@ class Solver {
     int* f = flags_.get();
     for (std::size_t k = 0; k < 3 * blocks_; ++k) f[k] = 0;
     // "The pass before the first" changed the source's block.
-    const Extents<2> source_block = block_of(problem_.sx(), problem_.sy());
-    f[changed_at() + source_block[0] + source_block[1] * problem_.blocks_x()] = 1;
+    f[changed_at() + block_holding(problem_.source<Dims>())] = 1;
     plan_next_pass();
     *counts_ = Counts{};
   }
@@ -329,7 +478,14 @@ class Solver {
     if constexpr (Place::gpu) deep_copy(host_, a_);
   }
 
-  T distance(std::size_t i, std::size_t j) const { return host_(i, j).value(); }
+  // k: 0 on a 2D grid.
+  T distance(std::size_t i, std::size_t j, std::size_t k = 0) const {
+    if constexpr (Dims == 2) {
+      return k == 0 ? host_(i, j).value() : throw std::out_of_range("eikonal: a 2D field has no plane k > 0");
+    } else {
+      return host_(i, j, k).value();
+    }
+  }
   long changing_passes() const noexcept { return counts_->changing_passes; }
   long passes() const noexcept { return counts_->passes; }
   // Blocks the passes visited (passes times blocks without skipping).
@@ -337,8 +493,8 @@ class Solver {
   std::size_t blocks() const noexcept { return blocks_; }
   const Graph& graph() const noexcept { return graph_; }
   std::uint64_t checksum() const {
-    return field_checksum(problem_.nx, problem_.ny,
-                          [this](std::size_t i, std::size_t j) { return distance(i, j); });
+    return field_checksum(problem_.nx, problem_.ny, problem_.nz,
+                          [this](std::size_t i, std::size_t j, std::size_t k) { return distance(i, j, k); });
   }
 
  private:
@@ -352,13 +508,26 @@ class Solver {
   std::size_t changed_at() const noexcept { return blocks_; }
   std::size_t before_at() const noexcept { return 2 * blocks_; }
 
-  Extents<2> block_of(std::size_t i, std::size_t j) const {
-    const TensorGeometry<2>& g = a_.geometry();
+  static std::size_t count(const Extents<Dims>& grid) noexcept {
+    std::size_t n = 1;
+    for (std::size_t g : grid) n *= g;
+    return n;
+  }
+
+  // The flag index of the block that holds global cell `cell`.
+  std::size_t block_holding(const Extents<Dims>& cell) const {
+    const TensorGeometry<Dims>& g = a_.geometry();
     for (std::size_t b = 0; b < g.block_count(); ++b) {
-      const Extents<2> o = g.block_origin(b), e = g.block_extent(b);
-      if (i >= o[0] && i < o[0] + e[0] && j >= o[1] && j < o[1] + e[1]) return g.block_coords(b);
+      const Extents<Dims> o = g.block_origin(b), e = g.block_extent(b);
+      bool inside = true;
+      for (std::size_t d = 0; d < Dims; ++d) inside = inside && cell[d] >= o[d] && cell[d] < o[d] + e[d];
+      if (!inside) continue;
+      const Extents<Dims> c = g.block_coords(b);
+      std::size_t index = 0;
+      for (std::size_t d = Dims; d-- > 0;) index = index * grid_[d] + c[d];
+      return index;
     }
-    return {0, 0};
+    return 0;
   }
 
   // After a pass: whether it changed a cell; which blocks the next pass must
@@ -366,17 +535,15 @@ class Solver {
   bool plan_next_pass() {
     int* f = flags_.get();
     const int* changed = f + changed_at();
-    const std::size_t bx = problem_.blocks_x(), by = problem_.blocks_y();
     bool any = false;
     for (std::size_t k = 0; k < blocks_; ++k) any = any || changed[k] != 0;
-    for (std::size_t y = 0; y < by; ++y) {
-      for (std::size_t x = 0; x < bx; ++x) {
-        const std::size_t k = x + y * bx;
-        const bool near = changed[k] != 0 || (x > 0 && changed[k - 1] != 0) ||
-                          (x + 1 < bx && changed[k + 1] != 0) || (y > 0 && changed[k - bx] != 0) ||
-                          (y + 1 < by && changed[k + bx] != 0);
-        f[active_at() + k] = !problem_.skip_quiet_blocks || near || f[before_at() + k] != 0 ? 1 : 0;
-      }
+    Extents<Dims> at{};  // block coordinates of block k, x fastest
+    for (std::size_t k = 0; k < blocks_; ++k) {
+      bool near = changed[k] != 0;
+      for (std::size_t d = 0, stride = 1; d < Dims && !near; stride *= grid_[d], ++d)
+        near = (at[d] > 0 && changed[k - stride] != 0) || (at[d] + 1 < grid_[d] && changed[k + stride] != 0);
+      f[active_at() + k] = !problem_.skip_quiet_blocks || near || f[before_at() + k] != 0 ? 1 : 0;
+      for (std::size_t d = 0; d < Dims && ++at[d] == grid_[d]; ++d) at[d] = 0;
     }
     for (std::size_t k = 0; k < blocks_; ++k) {
       f[before_at() + k] = changed[k];
@@ -405,8 +572,8 @@ class Solver {
   void build_graph() {
     const T h = static_cast<T>(problem_.h());
     const T limit = static_cast<T>(static_cast<double>(problem_.band) * problem_.h());
-    const BlockFlags flags{flags_.get() + active_at(), flags_.get() + changed_at(), problem_.blocks_x()};
-    const auto kernel = Place::kernel(UpdateCell<T>{});
+    const BlockFlags flags{flags_.get() + active_at(), flags_.get() + changed_at(), grid_[0], grid_[1]};
+    const auto kernel = Place::kernel(UpdateCell<T, Dims>{});
     const bool shared = problem_.in_shared;
     graph_.split(kernel, Place::input(a_, shared), b_, h, limit, flags).named("pass_ab");
     graph_.then([this] { note_pass(); }).named("note_ab");
@@ -418,10 +585,14 @@ class Solver {
 
   Problem problem_;
   Field a_, b_, host_;  // host_: a_ itself on the host, its host twin on GPUs
+  Extents<Dims> grid_;  // blocks per axis
   std::size_t blocks_;
   std::shared_ptr<int[]> flags_;
   std::shared_ptr<Counts> counts_;
   Graph graph_;
 };
+
+template <class T, class Layout, class Place = HostPlace>
+using Solver3D = Solver<T, Layout, Place, 3>;
 
 }  // namespace weft::eikonal

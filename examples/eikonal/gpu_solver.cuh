@@ -30,9 +30,10 @@ namespace weft::eikonal {
 
 struct GpuPlace {
   static constexpr bool gpu = true;
-  template <class C>
-  static Tensor<C, 2> field(const Problem& p) {
-    return Tensor<C, 2>(CudaMemory::on_devices(p.gpus), {1, p.partitions}, {p.tiles_x, p.tiles_y}, 1, p.nx,
+  template <class C, std::size_t D>
+  static Tensor<C, D> field(const Problem& p) {
+    static_assert(D == 2, "eikonal: GPU runs are 2D (3D grids run on the host)");
+    return Tensor<C, 2>(CudaMemory::on_devices(p.gpus), p.partition_grid<2>(), p.tile_grid<2>(), 1, p.nx,
                         p.ny);
   }
   static std::shared_ptr<int[]> flags(std::size_t count) {
@@ -47,8 +48,8 @@ struct GpuPlace {
   static auto kernel(K k) {
     return cuda::kernel(k);
   }
-  template <class C>
-  static TensorAccess<C, 2> input(const Tensor<C, 2>& t, bool in_shared) {
+  template <class C, std::size_t D>
+  static TensorAccess<C, D> input(const Tensor<C, D>& t, bool in_shared) {
     return in_shared ? concurrent_padded_access_in_shared(t) : concurrent_padded_access(t);
   }
 };

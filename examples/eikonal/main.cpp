@@ -7,18 +7,22 @@
 //   eikonal --size 512x256 --partitions 4 --band 40 --source 100,30 --precision float
 //   eikonal --layout contiguous --checksum --png distance.png --dump-graph g.json
 //   eikonal --size 4096x4096 --band 5 --tiles 8x4 --partitions 2 --gpus 1 --in-shared
+//   eikonal --size 64x64x64 --tiles 2x2x2 --partitions 2 --png slice.png    # 3D, on the host
 //
 // Prints the passes, the errors against the exact distance in the band and
 // (--checksum) a hash of the field. Exit codes: 0 success, 1 the run or an
 // output failed, 2 usage error (a bad size, band, source, ...).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <weft/weft.hpp>
 
@@ -39,46 +43,94 @@ using weft::examples::UsageError;
 using weft::examples::whole_number;
 
 constexpr std::size_t kMaxPartitions = 4096;
-constexpr std::size_t kMaxSide = std::size_t{1} << 16;  // 2^32 cells: more than a host run wants
+constexpr std::size_t kMaxSide = std::size_t{1} << 16;   // per axis
+constexpr std::size_t kMaxCells = std::size_t{1} << 32;  // in all: more than a host run wants
 
-// "AsepB" with whole decimal A and B, nothing before, between or after.
-bool parse_pair(const std::string& text, char sep, std::size_t& a, std::size_t& b) {
-  const std::size_t at = text.find(sep);
-  if (at == std::string::npos) return false;
-  const auto whole = [](const char* first, const char* last, std::size_t& value) {
-    const auto [end, error] = std::from_chars(first, last, value);
-    return first != last && error == std::errc{} && end == last;
-  };
-  return whole(text.data(), text.data() + at, a) && whole(text.data() + at + 1, text.data() + text.size(), b);
+// Two or three whole decimals joined by `sep` ("64x32", "64x32x16"),
+// nothing before, between or after; empty when the text is not that.
+std::vector<std::size_t> parse_list(const std::string& text, char sep) {
+  std::vector<std::size_t> values;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = std::min(text.find(sep, begin), text.size());
+    std::size_t value = 0;
+    const char* first = text.data() + begin;
+    const char* last = text.data() + end;
+    const auto [stop, error] = std::from_chars(first, last, value);
+    if (first == last || error != std::errc{} || stop != last) return {};
+    values.push_back(value);
+    if (end == text.size()) break;
+    begin = end + 1;
+  }
+  if (values.size() < 2 || values.size() > 3) return {};
+  return values;
 }
 
-weft::eikonal::Problem problem_from(const Options& o) {
+// Sets `axes` to the grid's dimensions (2 or 3), from --size.
+weft::eikonal::Problem problem_from(const Options& o, std::size_t& axes) {
   weft::eikonal::Problem p;
-  if (!parse_pair(o.size, 'x', p.nx, p.ny) || p.nx == 0 || p.ny == 0 || p.nx > kMaxSide || p.ny > kMaxSide)
-    throw UsageError("--size: '" + o.size + "' is not NXxNY with whole NX and NY in [1, " +
-                     std::to_string(kMaxSide) + "] (e.g. 256x256)");
-  if (p.ny < o.partitions)
-    throw UsageError("--partitions: " + std::to_string(p.ny) + " rows cannot be split into " +
-                     std::to_string(o.partitions) + " partitions (the grid is split along y)");
+  const std::vector<std::size_t> size = parse_list(o.size, 'x');
+  bool fits = !size.empty();
+  std::size_t cells = 1;
+  for (std::size_t n : size) {
+    fits = fits && n > 0 && n <= kMaxSide && cells * n <= kMaxCells;
+    cells *= fits ? n : 1;
+  }
+  if (!fits)
+    throw UsageError("--size: '" + o.size + "' is not NXxNY or NXxNYxNZ with whole sides in [1, " +
+                     std::to_string(kMaxSide) + "] and at most 2^32 cells (e.g. 256x256 or 64x64x64)");
+  axes = size.size();
+  p.nx = size[0];
+  p.ny = size[1];
+  p.nz = axes == 3 ? size[2] : 1;
+  const char* const last_axis = axes == 3 ? "z" : "y";
+  const std::size_t along_last = size.back();
+  if (along_last < o.partitions)
+    throw UsageError("--partitions: " + std::to_string(along_last) + " cells along " + last_axis +
+                     " cannot be split into " + std::to_string(o.partitions) +
+                     " partitions (the grid is split along " + last_axis + ")");
   p.partitions = o.partitions;
-  if (!parse_pair(o.tiles, 'x', p.tiles_x, p.tiles_y) || p.tiles_x == 0 || p.tiles_y == 0 ||
-      p.tiles_x > p.nx || p.tiles_y * p.partitions > p.ny)
-    throw UsageError("--tiles: '" + o.tiles + "' is not AxB with whole A in [1, " + std::to_string(p.nx) +
-                     "] and B in [1, " + std::to_string(p.ny / p.partitions) +
-                     "] (tiles per partition; e.g. 4x2)");
+  const std::vector<std::size_t> tiles =
+      o.tiles.empty() ? std::vector<std::size_t>(axes, 1) : parse_list(o.tiles, 'x');
+  bool tiles_fit = tiles.size() == axes;
+  for (std::size_t d = 0; tiles_fit && d < axes; ++d)
+    tiles_fit = tiles[d] > 0 && tiles[d] * (d + 1 == axes ? p.partitions : 1) <= size[d];
+  if (!tiles_fit) {
+    std::string ranges;
+    for (std::size_t d = 0; d < axes; ++d)
+      ranges += (d == 0 ? "in [1, " : " x [1, ") +
+                std::to_string(d + 1 == axes ? size[d] / p.partitions : size[d]) + "]";
+    throw UsageError("--tiles: '" + o.tiles + "' is not " + (axes == 3 ? "AxBxC" : "AxB") +
+                     " (one per axis of --size) with whole counts " + ranges +
+                     " (tiles per partition; e.g. " + (axes == 3 ? "2x2x2" : "4x2") + ")");
+  }
+  p.tiles_x = tiles[0];
+  p.tiles_y = tiles[1];
+  p.tiles_z = axes == 3 ? tiles[2] : 1;
   p.skip_quiet_blocks = !o.visit_all;
   p.in_shared = o.in_shared;
   p.gpus = o.gpus;
-  if (o.band > p.nx + p.ny)
+  if (axes == 3 && o.gpus > 0)
+    throw UsageError(
+        "--gpus: 3D grids run on the host only (GPU runs are 2D); drop --gpus or the third size");
+  const std::size_t reach = p.nx + p.ny + (axes == 3 ? p.nz : 0);
+  if (o.band > reach)
     throw UsageError("--band: " + std::to_string(o.band) +
-                     " cells is beyond any cell of the grid; need at most " + std::to_string(p.nx + p.ny));
+                     " cells is beyond any cell of the grid; need at most " + std::to_string(reach));
   p.band = o.band;
   if (!o.source.empty()) {
-    if (!parse_pair(o.source, ',', p.source_x, p.source_y))
-      throw UsageError("--source: '" + o.source + "' is not X,Y with whole X and Y (e.g. 10,20)");
-    if (p.source_x >= p.nx || p.source_y >= p.ny)
-      throw UsageError("--source: (" + o.source + ") lies outside the grid; need X < " +
-                       std::to_string(p.nx) + " and Y < " + std::to_string(p.ny));
+    const std::vector<std::size_t> source = parse_list(o.source, ',');
+    if (source.size() != axes)
+      throw UsageError("--source: '" + o.source + "' is not " + (axes == 3 ? "X,Y,Z" : "X,Y") +
+                       " with whole numbers (one per axis of --size; e.g. " +
+                       (axes == 3 ? "10,20,5" : "10,20") + ")");
+    for (std::size_t d = 0; d < axes; ++d)
+      if (source[d] >= size[d])
+        throw UsageError("--source: (" + o.source + ") lies outside the " + o.size + " grid; need " +
+                         std::string(1, "XYZ"[d]) + " < " + std::to_string(size[d]));
+    p.source_x = source[0];
+    p.source_y = source[1];
+    p.source_z = axes == 3 ? source[2] : std::numeric_limits<std::size_t>::max();
   }
   if (o.precision != "float" && o.precision != "double")
     throw UsageError("--precision: '" + o.precision + "' is not float or double");
@@ -87,41 +139,53 @@ weft::eikonal::Problem problem_from(const Options& o) {
   return p;
 }
 
+template <std::size_t Dims>
+int solve_on_host(const Options& o, const weft::eikonal::Problem& p) {
+  using weft::eikonal::HostPlace;
+  const bool strided = o.layout == "strided";
+  if (o.precision == "float")
+    return strided ? solve<float, weft::StridedView, HostPlace, Dims>(o, p)
+                   : solve<float, weft::ContiguousView, HostPlace, Dims>(o, p);
+  return strided ? solve<double, weft::StridedView, HostPlace, Dims>(o, p)
+                 : solve<double, weft::ContiguousView, HostPlace, Dims>(o, p);
+}
+
 int eikonal(int argc, char** argv) {
   Options o;
   CLI::App app("eikonal: distances from a source cell by the Fast Iterative Method, as a weft graph",
                "eikonal");
-  app.add_option("--size", o.size, "cells NXxNY (cell width 1 / NX)")->capture_default_str();
-  app.add_option("--partitions", o.partitions, "partitions along y")
+  app.add_option("--size", o.size, "cells NXxNY, or NXxNYxNZ for a 3D grid (cell width 1 / NX)")
+      ->capture_default_str();
+  app.add_option("--partitions", o.partitions, "partitions along the last axis (y, or z in 3D)")
       ->transform(whole_number<std::size_t>(1, kMaxPartitions))
       ->capture_default_str();
   app.add_option("--band", o.band, "K: cells farther than K cell widths from the source stay at +inf")
       ->transform(whole_number<std::size_t>(1))
       ->capture_default_str();
-  app.add_option("--source", o.source, "the source cell X,Y (default: the centre, NX/2,NY/2)");
+  app.add_option("--source", o.source,
+                 "the source cell X,Y or X,Y,Z (default: the centre, NX/2,NY/2[,NZ/2])");
   app.add_option("--precision", o.precision, "float or double")->capture_default_str();
   app.add_option("--layout", o.layout, "strided (struct of arrays) or contiguous (array of structs)")
       ->capture_default_str();
-  app.add_option("--tiles", o.tiles, "blocks per partition AxB: a pass skips the quiet ones")
-      ->capture_default_str();
+  app.add_option("--tiles", o.tiles,
+                 "blocks per partition AxB (AxBxC in 3D; default 1 per axis): a pass skips the quiet ones");
   app.add_flag("--visit-all", o.visit_all, "every pass visits every block (no skipping; the same result)");
   app.add_option("--gpus", o.gpus, "run the passes on this many CUDA GPUs (partitions spread over them)")
       ->transform(whole_number<int>(1, 64));
   app.add_flag("--in-shared", o.in_shared, "with --gpus: stage each pass's input in shared memory");
-  app.add_option("--png", o.png, "write the distance field with contours as a PNG image");
+  app.add_option("--png", o.png,
+                 "write the distance field with contours as a PNG image (3D: the plane through the source)");
   app.add_option("--dump-graph", o.dump_graph, "write the graph as JSON");
   app.add_flag("--checksum", o.checksum,
                "end the summary with a hash of the field (bit-for-bit comparisons)");
   app.add_flag("--quiet", o.quiet, "print only the result line");
   if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
-  const weft::eikonal::Problem p = problem_from(o);
+  std::size_t axes = 2;
+  const weft::eikonal::Problem p = problem_from(o, axes);
   weft::examples::check_all_writable({o.png, o.dump_graph});  // before the run, not after it
   if (o.gpus > 0) return weft::eikonal::run_on_gpus(o, p);
   if (o.in_shared) throw UsageError("--in-shared: only with --gpus (it stages GPU kernels' input)");
-  const bool strided = o.layout == "strided";
-  if (o.precision == "float")
-    return strided ? solve<float, weft::StridedView>(o, p) : solve<float, weft::ContiguousView>(o, p);
-  return strided ? solve<double, weft::StridedView>(o, p) : solve<double, weft::ContiguousView>(o, p);
+  return axes == 3 ? solve_on_host<3>(o, p) : solve_on_host<2>(o, p);
 }
 
 }  // namespace

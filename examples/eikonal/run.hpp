@@ -20,7 +20,8 @@
 namespace weft::eikonal {
 
 struct Options {
-  std::string size = "256x256", source, precision = "double", layout = "strided", tiles = "1x1";
+  std::string size = "256x256", source, precision = "double", layout = "strided",
+              tiles;  // tiles: "" is 1 per axis
   std::size_t partitions = 1, band = 10;
   int gpus = 0;  // 0: on the host
   std::string png, dump_graph;
@@ -29,15 +30,17 @@ struct Options {
 
 // The distance field with a contour every fifth of the band, drawn in the
 // colour map's darkest colour; cells beyond the band show as the brightest.
+// A 3D field shows its plane through the source (k = source z).
 template <class Solver>
 void write_image(const std::string& path, const weft::eikonal::Problem& p, const Solver& solver) {
   const double limit = static_cast<double>(p.band) * p.h(), spacing = limit / 5.0;
+  const std::size_t k = p.nz > 1 ? p.sz() : 0;
   const auto band_of = [&](std::size_t i, std::size_t j) {
-    const double d = static_cast<double>(solver.distance(i, j));
+    const double d = static_cast<double>(solver.distance(i, j, k));
     return std::isfinite(d) ? static_cast<long>(d / spacing) : -1;
   };
   const auto value = [&](std::size_t i, std::size_t j) {
-    const double d = static_cast<double>(solver.distance(i, j));
+    const double d = static_cast<double>(solver.distance(i, j, k));
     if (!std::isfinite(d)) return limit;
     // A contour cell: a neighbour lies in a lower band (one ring of cells on each level's outer side).
     const long here = band_of(i, j);
@@ -52,24 +55,27 @@ void write_image(const std::string& path, const weft::eikonal::Problem& p, const
   weft::euler::write_png(path, p.nx, p.ny, value, {0.0, limit, false}, "distance");
 }
 
-template <class T, class Layout, class Place = HostPlace>
+template <class T, class Layout, class Place = HostPlace, std::size_t Dims = 2>
 int solve(const Options& o, const weft::eikonal::Problem& p) {
-  weft::eikonal::Solver<T, Layout, Place> solver(p);
+  weft::eikonal::Solver<T, Layout, Place, Dims> solver(p);
   weft::Executor executor;
   solver.run(executor);
   solver.sync_host();
-  const auto error =
-      weft::eikonal::band_error(p, [&](std::size_t i, std::size_t j) { return solver.distance(i, j); });
+  const auto error = weft::eikonal::band_error(
+      p, [&](std::size_t i, std::size_t j, std::size_t k) { return solver.distance(i, j, k); });
   if (!o.dump_graph.empty())
     weft::examples::write_file(o.dump_graph, solver.graph().to_json().dump(2) + '\n');
   if (!o.png.empty()) write_image(o.png, p, solver);
   if (!o.quiet) {
-    std::printf(
-        "eikonal: %zux%zu cells, %zu partitions of %zux%zu tiles, %s %s%s, source (%zu, %zu), band %zu "
-        "cells, %s\n",
-        p.nx, p.ny, p.partitions, p.tiles_x, p.tiles_y, o.precision.c_str(), o.layout.c_str(),
-        p.in_shared ? " in shared memory" : "", p.sx(), p.sy(), p.band,
-        Place::gpu ? "on GPUs" : "on the host");
+    const auto list = [](const weft::Extents<Dims>& e, const char* sep) {
+      std::string text = std::to_string(e[0]);
+      for (std::size_t d = 1; d < Dims; ++d) text += sep + std::to_string(e[d]);
+      return text;
+    };
+    std::printf("eikonal: %s cells, %zu partitions of %s tiles, %s %s%s, source (%s), band %zu cells, %s\n",
+                list(p.cells<Dims>(), "x").c_str(), p.partitions, list(p.tile_grid<Dims>(), "x").c_str(),
+                o.precision.c_str(), o.layout.c_str(), p.in_shared ? " in shared memory" : "",
+                list(p.source<Dims>(), ", ").c_str(), p.band, Place::gpu ? "on GPUs" : "on the host");
   }
   std::printf(
       "converged after %ld passes (%ld lowered some cell); %zu cells in the band, max error %.3g, L1 error "

@@ -72,7 +72,7 @@ template <class T>
 class OpenMpFim {
  public:
   OpenMpFim(const Problem& p, int threads)
-      : p_(p), threads_(threads), n_(p.nx * p.ny), bx_(p.blocks_x()), by_(p.blocks_y()) {
+      : p_(p), threads_(threads), n_(p.nx * p.ny), bx_(p.block_grid<2>()[0]), by_(p.block_grid<2>()[1]) {
     for (int k = 0; k < 2; ++k) {
       value_[k].assign(n_, T(0));
       changed_[k].assign(n_, 0);
@@ -279,10 +279,10 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
   }
   if (passes[0] != passes[3]) fail("the OpenMP FIM took different passes with and without skipping");
 
-  const std::string params = std::string(c.precision) + " band=" + std::to_string(c.band) + " " +
-                             std::to_string(n) + "^2 P=" + std::to_string(p.partitions) +
-                             " blocks=" + std::to_string(p.blocks_x()) + "x" + std::to_string(p.blocks_y()) +
-                             " passes=" + std::to_string(passes[0] + 1);
+  const std::string params =
+      std::string(c.precision) + " band=" + std::to_string(c.band) + " " + std::to_string(n) +
+      "^2 P=" + std::to_string(p.partitions) + " blocks=" + std::to_string(p.block_grid<2>()[0]) + "x" +
+      std::to_string(p.block_grid<2>()[1]) + " passes=" + std::to_string(passes[0] + 1);
   const auto ms = [](const Contender& ct) { return ct.best * 1e3; };
   out.compare("eikonal_fim.strided", params + " goal<=1.053", "ms/solve", {"weft", ms(contenders[1])},
               {"OpenMP", ms(contenders[0])});
