@@ -17,9 +17,10 @@
 //
 // Sizes 1024^2, 2048^2 and 4096^2 (--quick: 256^2). The grid is split into
 // `threads` partitions along y and 8 x 8 blocks in all (the OpenMP FIM uses
-// the same tiles). Table 5's *_in_shared columns stage GPU kernels' inputs
-// in shared memory; on the host they mean nothing, so this benchmark has
-// none (eikonal_gpu_fim has them).
+// the same tiles). eikonal_fim_3d.* are the same rows on 128^3 and 256^3
+// cubes (--quick: 32^3) in 4 x 4 x 4 blocks, split along z. Table 5's *_in_shared columns stage GPU kernels'
+// inputs in shared memory; on the host they mean nothing, so this benchmark has none (eikonal_gpu_fim has
+// them).
 //
 // Fairness. The Executor has opt.threads CPU workers; the OpenMP loops ask
 // for num_threads(opt.threads), static schedule, over rows. Each timing
@@ -67,32 +68,44 @@ constexpr std::size_t kBlocksPerSide = 8;
 
 // The FIM over plain arrays (value and flag arrays, two of each), the same
 // passes as weft::eikonal::Solver: Jacobi, the same local solver and band,
-// quiet tiles skipped by the same rule, until a pass changes nothing.
-template <class T>
+// quiet tiles skipped by the same rule, until a pass changes nothing. Dims 3
+// adds the z axis; the 2D loops are those of Dims 2 alone.
+template <class T, std::size_t Dims = 2>
 class OpenMpFim {
  public:
-  OpenMpFim(const Problem& p, int threads)
-      : p_(p), threads_(threads), n_(p.nx * p.ny), bx_(p.block_grid<2>()[0]), by_(p.block_grid<2>()[1]) {
+  OpenMpFim(const Problem& p, int threads) : p_(p), threads_(threads), n_(p.nx * p.ny * p.nz) {
+    const weft::Extents<Dims> grid = p.block_grid<Dims>();
+    bx_ = grid[0];
+    by_ = grid[1];
+    bz_ = Dims == 3 ? grid[Dims - 1] : 1;
     for (int k = 0; k < 2; ++k) {
       value_[k].assign(n_, T(0));
       changed_[k].assign(n_, 0);
     }
     for (std::size_t t = 0; t <= bx_; ++t) x_edge_.push_back(t * p.nx / bx_);
+    // row_tile_[row]: the tile row (y tile + z tile * by) of row j + k ny.
+    std::vector<std::size_t> y_tile, z_tile;
     for (std::size_t t = 0; t < by_; ++t)
-      for (std::size_t j = t * p.ny / by_; j < (t + 1) * p.ny / by_; ++j) row_tile_.push_back(t);
-    active_.assign(bx_ * by_, 0);
-    tile_changed_.assign(bx_ * by_, 0);
-    before_.assign(bx_ * by_, 0);
+      for (std::size_t j = t * p.ny / by_; j < (t + 1) * p.ny / by_; ++j) y_tile.push_back(t);
+    for (std::size_t t = 0; t < bz_; ++t)
+      for (std::size_t k = t * p.nz / bz_; k < (t + 1) * p.nz / bz_; ++k) z_tile.push_back(t);
+    for (std::size_t k = 0; k < p.nz; ++k)
+      for (std::size_t j = 0; j < p.ny; ++j) row_tile_.push_back(y_tile[j] + z_tile[k] * by_);
+    const std::size_t tiles = bx_ * by_ * bz_;
+    active_.assign(tiles, 0);
+    tile_changed_.assign(tiles, 0);
+    before_.assign(tiles, 0);
   }
 
   void reset(bool skip) {
     skip_ = skip;
     const T inf = std::numeric_limits<T>::infinity();
-    const std::size_t source = p_.sy() * p_.nx + p_.sx();
+    const std::size_t source = (p_.sz() * p_.ny + p_.sy()) * p_.nx + p_.sx();
+    const std::size_t rows = p_.ny * p_.nz;
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::size_t j = 0; j < p_.ny; ++j) {
+    for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t i = 0; i < p_.nx; ++i) {
-        const std::size_t at = j * p_.nx + i;
+        const std::size_t at = r * p_.nx + i;
         value_[0][at] = value_[1][at] = at == source ? T(0) : inf;
         changed_[0][at] = at == source ? 1 : 0;
         changed_[1][at] = 0;
@@ -100,7 +113,7 @@ class OpenMpFim {
     }
     std::fill(before_.begin(), before_.end(), 0);
     std::fill(tile_changed_.begin(), tile_changed_.end(), 0);
-    tile_changed_[tile_of(p_.sx(), p_.sy())] = 1;
+    tile_changed_[tile_of(p_.sx(), p_.sy() + p_.sz() * p_.ny)] = 1;
     plan();
     current_ = 0;
   }
@@ -114,25 +127,29 @@ class OpenMpFim {
   const std::vector<T>& values() const { return value_[current_]; }
 
  private:
-  std::size_t tile_of(std::size_t i, std::size_t j) const {
+  std::size_t tile_of(std::size_t i, std::size_t row) const {
     std::size_t tx = 0;
     while (x_edge_[tx + 1] <= i) ++tx;
-    return tx + row_tile_[j] * bx_;
+    return tx + row_tile_[row] * bx_;
   }
 
   // Which tiles the next pass visits: near a tile that changed, or changed
   // the pass before (its flags in the array written next are still set).
   bool plan() {
     bool any = false;
-    for (std::size_t y = 0; y < by_; ++y) {
-      for (std::size_t x = 0; x < bx_; ++x) {
-        const std::size_t k = x + y * bx_;
-        const bool near = tile_changed_[k] != 0 || (x > 0 && tile_changed_[k - 1] != 0) ||
-                          (x + 1 < bx_ && tile_changed_[k + 1] != 0) ||
-                          (y > 0 && tile_changed_[k - bx_] != 0) ||
-                          (y + 1 < by_ && tile_changed_[k + bx_] != 0);
-        active_[k] = !skip_ || near || before_[k] != 0 ? 1 : 0;
-        any = any || tile_changed_[k] != 0;
+    const std::size_t plane = bx_ * by_;
+    for (std::size_t z = 0; z < bz_; ++z) {
+      for (std::size_t y = 0; y < by_; ++y) {
+        for (std::size_t x = 0; x < bx_; ++x) {
+          const std::size_t k = x + y * bx_ + z * plane;
+          const bool near =
+              tile_changed_[k] != 0 || (x > 0 && tile_changed_[k - 1] != 0) ||
+              (x + 1 < bx_ && tile_changed_[k + 1] != 0) || (y > 0 && tile_changed_[k - bx_] != 0) ||
+              (y + 1 < by_ && tile_changed_[k + bx_] != 0) || (z > 0 && tile_changed_[k - plane] != 0) ||
+              (z + 1 < bz_ && tile_changed_[k + plane] != 0);
+          active_[k] = !skip_ || near || before_[k] != 0 ? 1 : 0;
+          any = any || tile_changed_[k] != 0;
+        }
       }
     }
     before_.swap(tile_changed_);
@@ -144,30 +161,46 @@ class OpenMpFim {
     const T inf = std::numeric_limits<T>::infinity();
     const T h = static_cast<T>(p_.h());
     const T limit = static_cast<T>(static_cast<double>(p_.band) * p_.h());
-    const std::size_t nx = p_.nx, ny = p_.ny;
+    const std::size_t nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, rows = ny * nz;
     const T* value = value_[current_].data();
     const int* changed = changed_[current_].data();
     T* next_value = value_[1 - current_].data();
     int* next_changed = changed_[1 - current_].data();
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::size_t j = 0; j < ny; ++j) {
-      const std::size_t tile_row = row_tile_[j] * bx_;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t j = Dims == 2 ? r : r % ny, k = Dims == 2 ? 0 : r / ny;
+      const std::size_t tile_row = row_tile_[r] * bx_;
       for (std::size_t tx = 0; tx < bx_; ++tx) {
         if (active_[tile_row + tx] == 0) continue;
         int any = 0;
         for (std::size_t i = x_edge_[tx]; i < x_edge_[tx + 1]; ++i) {
-          const std::size_t at = j * nx + i;
+          const std::size_t at = r * nx + i;
           const bool w = i > 0, e = i + 1 < nx, s = j > 0, n = j + 1 < ny;
           T v = value[at];
           int c = 0;
-          if ((w && changed[at - 1]) || (e && changed[at + 1]) || (s && changed[at - nx]) ||
-              (n && changed[at + nx])) {
-            const T solved = weft::eikonal::godunov_update(
-                std::fmin(w ? value[at - 1] : inf, e ? value[at + 1] : inf),
-                std::fmin(s ? value[at - nx] : inf, n ? value[at + nx] : inf), h);
-            if (solved < v && solved <= limit) {
-              v = solved;
-              c = 1;
+          if constexpr (Dims == 2) {
+            if ((w && changed[at - 1]) || (e && changed[at + 1]) || (s && changed[at - nx]) ||
+                (n && changed[at + nx])) {
+              const T solved = weft::eikonal::godunov_update(
+                  std::fmin(w ? value[at - 1] : inf, e ? value[at + 1] : inf),
+                  std::fmin(s ? value[at - nx] : inf, n ? value[at + nx] : inf), h);
+              if (solved < v && solved <= limit) {
+                v = solved;
+                c = 1;
+              }
+            }
+          } else {
+            const bool b = k > 0, a = k + 1 < nz;
+            if ((w && changed[at - 1]) || (e && changed[at + 1]) || (s && changed[at - nx]) ||
+                (n && changed[at + nx]) || (b && changed[at - plane]) || (a && changed[at + plane])) {
+              const T solved = weft::eikonal::godunov_update(
+                  std::fmin(w ? value[at - 1] : inf, e ? value[at + 1] : inf),
+                  std::fmin(s ? value[at - nx] : inf, n ? value[at + nx] : inf),
+                  std::fmin(b ? value[at - plane] : inf, a ? value[at + plane] : inf), h);
+              if (solved < v && solved <= limit) {
+                v = solved;
+                c = 1;
+              }
             }
           }
           next_value[at] = v;
@@ -183,7 +216,7 @@ class OpenMpFim {
 
   Problem p_;
   int threads_;
-  std::size_t n_, bx_, by_;
+  std::size_t n_, bx_ = 1, by_ = 1, bz_ = 1;
   std::vector<T> value_[2];
   std::vector<int> changed_[2];
   std::vector<std::size_t> x_edge_, row_tile_;
@@ -209,30 +242,42 @@ struct Contender {
 template <class T>
 std::string first_difference(const Problem& p, const std::vector<T>& expected, const auto& value_at) {
   using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
-  for (std::size_t j = 0; j < p.ny; ++j) {
-    for (std::size_t i = 0; i < p.nx; ++i) {
-      const T got = value_at(i, j), want = expected[j * p.nx + i];
-      if (std::bit_cast<Bits>(got) != std::bit_cast<Bits>(want))
-        return "cell (" + std::to_string(i) + ", " + std::to_string(j) + "): " + std::to_string(got) +
-               " against OpenMP's " + std::to_string(want);
+  for (std::size_t k = 0; k < p.nz; ++k) {
+    for (std::size_t j = 0; j < p.ny; ++j) {
+      for (std::size_t i = 0; i < p.nx; ++i) {
+        const T got = value_at(i, j, k), want = expected[(k * p.ny + j) * p.nx + i];
+        if (std::bit_cast<Bits>(got) != std::bit_cast<Bits>(want))
+          return "cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) +
+                 "): " + std::to_string(got) + " against OpenMP's " + std::to_string(want);
+      }
     }
   }
   return {};
 }
 
-template <class T>
-void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n) {
+// 2D: n^2 cells in 8 x 8 blocks; 3D: n^3 cells in 4 x 4 x 4. The last axis
+// is split into one partition per thread, its blocks shared among them.
+template <std::size_t Dims>
+Problem problem_for(const Options& opt, const Case& c, std::size_t n) {
   Problem p;
   p.nx = p.ny = n;
+  p.nz = Dims == 3 ? n : 1;
   p.band = c.band;
   p.partitions = static_cast<std::size_t>(opt.threads);
-  p.tiles_x = kBlocksPerSide;
-  p.tiles_y = std::max<std::size_t>(1, kBlocksPerSide / p.partitions);
-  weft::Executor executor(weft::bench::cpu_only(opt.threads));
-  OpenMpFim<T> omp(p, opt.threads);
-  weft::eikonal::Solver<T, weft::StridedView> strided(p);
-  weft::eikonal::Solver<T, weft::ContiguousView> contiguous(p);
+  const std::size_t side = Dims == 2 ? kBlocksPerSide : kBlocksPerSide / 2;
+  p.tiles_x = side;
+  p.tiles_y = Dims == 2 ? std::max<std::size_t>(1, side / p.partitions) : side;
+  p.tiles_z = Dims == 2 ? 1 : std::max<std::size_t>(1, side / p.partitions);
+  return p;
+}
 
+template <class T, std::size_t Dims = 2>
+void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n) {
+  const Problem p = problem_for<Dims>(opt, c, n);
+  weft::Executor executor(weft::bench::cpu_only(opt.threads));
+  OpenMpFim<T, Dims> omp(p, opt.threads);
+  weft::eikonal::Solver<T, weft::StridedView, weft::eikonal::HostPlace, Dims> strided(p);
+  weft::eikonal::Solver<T, weft::ContiguousView, weft::eikonal::HostPlace, Dims> contiguous(p);
   std::vector<Contender> contenders;
   for (const bool skip : {true, false}) {
     const std::string mode = skip ? "" : " visit-all";
@@ -250,7 +295,8 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
                           },
                           [&contiguous, &executor] { return contiguous.run(executor); }});
   }
-  const int rounds = std::max(1, n >= 4096 ? std::min(3, opt.repetitions) : opt.repetitions);
+  const bool large = p.nx * p.ny * p.nz >= std::size_t{4096} * 4096;
+  const int rounds = std::max(1, large ? std::min(3, opt.repetitions) : opt.repetitions);
   std::vector<long> passes(contenders.size(), -1);
   for (int round = 0; round <= rounds; ++round) {  // round 0: warm-up (graph lowering, first touch)
     for (std::size_t k = 0; k < contenders.size(); ++k) {
@@ -268,9 +314,10 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
                std::to_string(omp_passes));
         const std::string difference =
             k % 3 == 1
-                ? first_difference<T>(p, omp.values(), [&](auto i, auto j) { return strided.distance(i, j); })
+                ? first_difference<T>(p, omp.values(),
+                                      [&](auto i, auto j, auto z) { return strided.distance(i, j, z); })
                 : first_difference<T>(p, omp.values(),
-                                      [&](auto i, auto j) { return contiguous.distance(i, j); });
+                                      [&](auto i, auto j, auto z) { return contiguous.distance(i, j, z); });
         if (!difference.empty())
           fail(ct.name + " " + c.precision + " " + std::to_string(n) + "^2 differs from the OpenMP FIM at " +
                difference);
@@ -279,21 +326,25 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
   }
   if (passes[0] != passes[3]) fail("the OpenMP FIM took different passes with and without skipping");
 
-  const std::string params =
-      std::string(c.precision) + " band=" + std::to_string(c.band) + " " + std::to_string(n) +
-      "^2 P=" + std::to_string(p.partitions) + " blocks=" + std::to_string(p.block_grid<2>()[0]) + "x" +
-      std::to_string(p.block_grid<2>()[1]) + " passes=" + std::to_string(passes[0] + 1);
+  const weft::Extents<Dims> blocks = p.block_grid<Dims>();
+  std::string grid = std::to_string(blocks[0]);
+  for (std::size_t d = 1; d < Dims; ++d) grid += "x" + std::to_string(blocks[d]);
+  const std::string params = std::string(c.precision) + " band=" + std::to_string(c.band) + " " +
+                             std::to_string(n) + (Dims == 2 ? "^2" : "^3") +
+                             " P=" + std::to_string(p.partitions) + " blocks=" + grid +
+                             " passes=" + std::to_string(passes[0] + 1);
+  const std::string dims = Dims == 2 ? "" : "_3d";
   const auto ms = [](const Contender& ct) { return ct.best * 1e3; };
-  out.compare("eikonal_fim.strided", params + " goal<=1.053", "ms/solve", {"weft", ms(contenders[1])},
-              {"OpenMP", ms(contenders[0])});
-  out.compare("eikonal_fim.contiguous", params + " goal<=1.053", "ms/solve", {"weft", ms(contenders[2])},
-              {"OpenMP", ms(contenders[0])});
-  out.compare("eikonal_fim_visit_all.strided", params + " goal<=1.053", "ms/solve",
+  out.compare("eikonal_fim" + dims + ".strided", params + " goal<=1.053", "ms/solve",
+              {"weft", ms(contenders[1])}, {"OpenMP", ms(contenders[0])});
+  out.compare("eikonal_fim" + dims + ".contiguous", params + " goal<=1.053", "ms/solve",
+              {"weft", ms(contenders[2])}, {"OpenMP", ms(contenders[0])});
+  out.compare("eikonal_fim" + dims + "_visit_all.strided", params + " goal<=1.053", "ms/solve",
               {"weft", ms(contenders[4])}, {"OpenMP", ms(contenders[3])});
-  out.compare("eikonal_fim_visit_all.contiguous", params + " goal<=1.053", "ms/solve",
+  out.compare("eikonal_fim" + dims + "_visit_all.contiguous", params + " goal<=1.053", "ms/solve",
               {"weft", ms(contenders[5])}, {"OpenMP", ms(contenders[3])});
-  out.compare("eikonal_fim_skip", params + " lower=better", "ms/solve", {"skip", ms(contenders[1])},
-              {"visit-all", ms(contenders[4])});
+  out.compare("eikonal_fim" + dims + "_skip", params + " lower=better", "ms/solve",
+              {"skip", ms(contenders[1])}, {"visit-all", ms(contenders[4])});
 }
 
 void eikonal_fim(const Options& opt, Reporter& out) {
@@ -305,6 +356,13 @@ void eikonal_fim(const Options& opt, Reporter& out) {
   for (std::size_t n : sizes) {
     solve_size<float>(opt, out, {"float", 5}, n);
     solve_size<double>(opt, out, {"double", 10}, n);
+  }
+  // 3D (beyond Table 5, which is 2D): the same rows on cubes.
+  const std::vector<std::size_t> cubes =
+      opt.quick ? std::vector<std::size_t>{32} : std::vector<std::size_t>{128, 256};
+  for (std::size_t n : cubes) {
+    solve_size<float, 3>(opt, out, {"float", 5}, n);
+    solve_size<double, 3>(opt, out, {"double", 10}, n);
   }
 }
 
