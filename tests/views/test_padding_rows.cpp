@@ -18,20 +18,14 @@
 
 #include <weft/views/detail/row_runs.hpp>
 #include <weft/views/element_storage.hpp>
-#include <weft/views/polymorphic_layout.hpp>
-#include <weft/views/storage_descriptor.hpp>
 #include <weft/views/tensor.hpp>
+
+#include "two_component_cell.hpp"
 
 namespace {
 
-// A cell of two components of different sizes, so strided arrays differ.
 template <class Layout>
-struct Cell : weft::PolymorphicLayout<Cell<Layout>> {
-  using Storage = typename weft::StorageDescriptor<Layout, double, std::int32_t>::Storage;
-  auto value() -> double& { return storage.template get<0>(); }
-  auto tag() -> std::int32_t& { return storage.template get<1>(); }
-  Storage storage;
-};
+using Cell = TwoComponentCell<Layout>;
 
 template <std::size_t D>
 using Box = std::array<std::ptrdiff_t, D>;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 
 #include "../executor_configs.hpp"
 #include "../test_support.hpp"
+#include "two_component_cell.hpp"
 
 TEST_CASE("Tensor.listing1_splits_give_the_documented_block_sizes") {
   weft::Tensor<double, 2> t({2, 2}, 1000, 1000);
@@ -161,6 +163,46 @@ TEST_CASE("Tensor.indexed_iterator_indices_and_chained_offsets") {
   CHECK(it.is_interior());
   CHECK(it.offset(weft::dim_y, 1).is_global_last(weft::dim_y));
   CHECK_THROWS_AS(t.iterator(block, {0, -2}), std::out_of_range);  // beyond the padding
+}
+
+namespace {
+
+template <class Layout>
+using Sample = TwoComponentCell<Layout>;
+
+template <class Layout>
+void check_neighbour_reads_what_offset_reads() {
+  weft::Tensor<Sample<Layout>, 3> t({1, 1, 2}, {2, 1, 1}, 1, 4, 3, 4);  // 2 x 1 x 2 blocks of 2 x 3 x 2
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 4; ++i) {
+        t(i, j, k).value() = 100.0 * i + 10.0 * j + k;
+        t(i, j, k).tag() = -(100 * i + 10 * j + k);
+      }
+  t.exchange_padding();
+  for (std::size_t block = 0; block < t.block_count(); ++block) {
+    auto it = t.iterator(block, {1, 1, 0});
+    for (std::size_t dim = 0; dim < 3; ++dim) {
+      for (std::ptrdiff_t step : {-1, 1}) {
+        CAPTURE(block);
+        CAPTURE(dim);
+        CAPTURE(step);
+        auto by_offset = *it.offset(dim, step);
+        auto by_neighbour = it.neighbour(dim, step);  // may lie in the padding
+        CHECK(by_neighbour.value() == by_offset.value());
+        CHECK(by_neighbour.tag() == by_offset.tag());
+      }
+    }
+    it.neighbour(0, -1).tag() = 7;  // a reference: writes reach the cell
+    CHECK((*it.offset(0, -1)).tag() == 7);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Tensor.neighbour_reads_and_writes_the_cell_offset_reaches") {
+  check_neighbour_reads_what_offset_reads<weft::StridedView>();
+  check_neighbour_reads_what_offset_reads<weft::ContiguousView>();
 }
 
 TEST_CASE("Tensor.exchange_fills_padding_from_neighbours_corners_included") {

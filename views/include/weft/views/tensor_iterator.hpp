@@ -86,9 +86,14 @@ class BlockIterator {
     return moved;
   }
   WEFT_HOST_DEVICE BlockIterator& shift(std::size_t dim, std::ptrdiff_t amount) noexcept {
-    at_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(at_) +
-                                   amount * static_cast<std::ptrdiff_t>(space_.stride[dim]));
+    at_ = shifted(dim, amount);
     return *this;
+  }
+  // *offset(dim, amount) without the copy: a stencil reading six neighbours
+  // through offset() copies the block's shape six times per cell, which GCC
+  // may keep on the stack (docs/tensors.md, "Reading neighbours").
+  WEFT_HOST_DEVICE reference neighbour(std::size_t dim, std::ptrdiff_t amount) const noexcept {
+    return element_storage<T>::at(space_.data, shifted(dim, amount), space_.count);
   }
 
   // Position along `dim` inside the block's interior: 0 .. extent(dim) - 1,
@@ -111,6 +116,11 @@ class BlockIterator {
   WEFT_HOST_DEVICE std::size_t linear_index() const noexcept { return at_; }
 
  private:
+  WEFT_HOST_DEVICE std::size_t shifted(std::size_t dim, std::ptrdiff_t amount) const noexcept {
+    return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(at_) +
+                                    amount * static_cast<std::ptrdiff_t>(space_.stride[dim]));
+  }
+
   BlockSpace<D> space_{};
   std::size_t at_ = 0;
 };
