@@ -15,12 +15,14 @@
 //   eikonal_fim_skip           weft (strided) skipping quiet blocks against
 //                              weft visiting all: what skipping gains.
 //
-// Sizes 1024^2, 2048^2 and 4096^2 (--quick: 256^2). The grid is split into
-// `threads` partitions along y and 8 x 8 blocks in all (the OpenMP FIM uses
-// the same tiles). eikonal_fim_3d.* are the same rows on 128^3 and 256^3
-// cubes (--quick: 32^3) in 4 x 4 x 4 blocks, split along z. Table 5's *_in_shared columns stage GPU kernels'
-// inputs in shared memory; on the host they mean nothing, so this benchmark has none (eikonal_gpu_fim has
-// them).
+// Sizes 1024^2 to 16384^2 where memory allows (--quick: 256^2; a size
+// whose fields would take over half the machine's memory is skipped,
+// saying so). The grid is split into `threads` partitions along y and
+// 8 x 8 blocks in all (the OpenMP FIM uses the same tiles).
+// eikonal_fim_3d.* are the same rows on 128^3 and 256^3 cubes (--quick:
+// 32^3) in 4 x 4 x 4 blocks, split along z. Table 5's *_in_shared columns
+// stage GPU kernels' inputs in shared memory; on the host they mean
+// nothing, so this benchmark has none (eikonal_gpu_fim has them).
 //
 // Fairness. The Executor has opt.threads CPU workers; the OpenMP loops ask
 // for num_threads(opt.threads), static schedule, over rows. Each timing
@@ -48,6 +50,8 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 #include <weft/runtime/executor.hpp>
 
@@ -347,15 +351,35 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
               {"skip", ms(contenders[1])}, {"visit-all", ms(contenders[4])});
 }
 
+// Table 5 goes up to 16k^2 where memory allows: a size runs when its fields
+// (two per weft layout, two value and flag arrays for OpenMP) take at most
+// half of the machine's memory.
+template <class T>
+bool fits_in_memory(std::size_t cells, const char* what) {
+  using weft::eikonal::Cell;
+  const double per_cell =
+      2.0 * (weft::element_storage<Cell<T, weft::StridedView>>::element_bytes +
+             weft::element_storage<Cell<T, weft::ContiguousView>>::element_bytes + sizeof(T) + sizeof(int));
+  const double need = per_cell * static_cast<double>(cells);
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (have > 0 && need <= have / 2) return true;
+  std::printf("eikonal_fim: %s needs about %.1f GiB, more than half of this machine's %.1f GiB: skipped\n",
+              what, need / (1u << 30), have / (1u << 30));
+  return false;
+}
+
 void eikonal_fim(const Options& opt, Reporter& out) {
   std::printf(
       "eikonal_fim: Table 5's *_in_shared columns (shared-memory staging) exist on GPUs only: see "
       "eikonal_gpu_fim\n");
   const std::vector<std::size_t> sizes =
-      opt.quick ? std::vector<std::size_t>{256} : std::vector<std::size_t>{1024, 2048, 4096};
+      opt.quick ? std::vector<std::size_t>{256} : std::vector<std::size_t>{1024, 2048, 4096, 8192, 16384};
   for (std::size_t n : sizes) {
-    solve_size<float>(opt, out, {"float", 5}, n);
-    solve_size<double>(opt, out, {"double", 10}, n);
+    const std::string side = std::to_string(n) + "^2 ";
+    if (fits_in_memory<float>(n * n, (side + "float").c_str())) solve_size<float>(opt, out, {"float", 5}, n);
+    if (fits_in_memory<double>(n * n, (side + "double").c_str()))
+      solve_size<double>(opt, out, {"double", 10}, n);
   }
   // 3D (beyond Table 5, which is 2D): the same rows on cubes.
   const std::vector<std::size_t> cubes =
