@@ -11,8 +11,8 @@
 //   weft::eikonal::Solver3D<float, weft::ContiguousView> cube(q);   // q.nz cells along z
 //
 // Contract: cell (i, j, k) has its centre at ((i + 0.5) h, (j + 0.5) h,
-// (k + 0.5) h), h = 1 / nx. Every pass is Jacobi-style: it reads only the previous pass's
-// field, so the result is bitwise the same for any split and either layout,
+// (k + 0.5) h), h = 1 / nx. Every pass is Jacobi-style: it reads only the
+// previous pass's field, so the result is bitwise the same for any split and either layout,
 // and equals the serial reference (reference.hpp). A cell takes a value only
 // while it is at most band * h (the band); cells beyond keep +infinity. A
 // pass visits only the blocks that can change (docs/eikonal.md, "Quiet
@@ -345,17 +345,20 @@ BandError band_error(const Problem& p, ValueAt value_at) {
   return e;
 }
 
+// "64x32x16" with sep "x", "3, 4" with ", ": for messages.
+template <std::size_t D>
+std::string join(const Extents<D>& e, const char* sep) {
+  std::string text = std::to_string(e[0]);
+  for (std::size_t d = 1; d < D; ++d) text += sep + std::to_string(e[d]);
+  return text;
+}
+
 // Throws std::invalid_argument naming the field when the problem makes no
 // sense for a D-dimensional solver.
 template <std::size_t D = 2>
 void check_problem(const Problem& p) {
   static_assert(D == 2 || D == 3, "eikonal: 2D or 3D grids");
   const char* const axis[] = {"x", "y", "z"};
-  const auto list = [](const Extents<D>& e, const char* sep) {
-    std::string text = std::to_string(e[0]);
-    for (std::size_t d = 1; d < D; ++d) text += sep + std::to_string(e[d]);
-    return text;
-  };
   if (D == 2 && p.nz != 1)
     throw std::invalid_argument("eikonal: a 2D solver needs nz = 1, not " + std::to_string(p.nz) +
                                 " (Solver3D solves 3D grids)");
@@ -375,8 +378,8 @@ void check_problem(const Problem& p) {
   const Extents<D> source = p.source<D>();
   for (std::size_t d = 0; d < D; ++d)
     if (source[d] >= cells[d])
-      throw std::invalid_argument("eikonal: the source (" + list(source, ", ") + ") lies outside the " +
-                                  list(cells, "x") + " grid");
+      throw std::invalid_argument("eikonal: the source (" + join(source, ", ") + ") lies outside the " +
+                                  join(cells, "x") + " grid");
 }
 
 // Where a host Solver keeps its fields and flags, and how its kernel runs

@@ -67,15 +67,10 @@ int solve(const Options& o, const weft::eikonal::Problem& p) {
     weft::examples::write_file(o.dump_graph, solver.graph().to_json().dump(2) + '\n');
   if (!o.png.empty()) write_image(o.png, p, solver);
   if (!o.quiet) {
-    const auto list = [](const weft::Extents<Dims>& e, const char* sep) {
-      std::string text = std::to_string(e[0]);
-      for (std::size_t d = 1; d < Dims; ++d) text += sep + std::to_string(e[d]);
-      return text;
-    };
     std::printf("eikonal: %s cells, %zu partitions of %s tiles, %s %s%s, source (%s), band %zu cells, %s\n",
-                list(p.cells<Dims>(), "x").c_str(), p.partitions, list(p.tile_grid<Dims>(), "x").c_str(),
+                join(p.cells<Dims>(), "x").c_str(), p.partitions, join(p.tile_grid<Dims>(), "x").c_str(),
                 o.precision.c_str(), o.layout.c_str(), p.in_shared ? " in shared memory" : "",
-                list(p.source<Dims>(), ", ").c_str(), p.band, Place::gpu ? "on GPUs" : "on the host");
+                join(p.source<Dims>(), ", ").c_str(), p.band, Place::gpu ? "on GPUs" : "on the host");
   }
   std::printf(
       "converged after %ld passes (%ld lowered some cell); %zu cells in the band, max error %.3g, L1 error "
