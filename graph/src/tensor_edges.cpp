@@ -122,12 +122,18 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
               StreamWork::make([copy = use.copy_padding_on_stream, from, to](GpuStream s) {
                 copy(from, static_cast<std::size_t>(to), s);
               }));
-        } else if (op.skips_block) {
+        } else if (op.skips_block || op.skips_padding_copy) {
           // The kernel's skip_block answers the same from here to its node
           // on `to` (docs/tensors.md): a block it skips reads no padding.
-          node.call = callables_.store([copy = use.copy_padding, skips = op.skips_block, from, to] {
-            if (!skips(static_cast<std::size_t>(to))) copy(from, static_cast<std::size_t>(to));
-          });
+          // skip_padding_copy: the padding holds what the copy would bring,
+          // or the kernel does not read it.
+          node.call = callables_.store(
+              [copy = use.copy_padding, skips = op.skips_block, needless = op.skips_padding_copy, from, to] {
+                const auto into = static_cast<std::size_t>(to);
+                if (skips && skips(into)) return;
+                if (needless && needless(from, into)) return;
+                copy(from, into);
+              });
         } else {
           node.call = callables_.store(
               [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); });

@@ -698,3 +698,47 @@ TEST_CASE("GraphTensor.a_block_the_kernel_skips_gets_no_padding_copies") {
   CHECK(*x.iterator(1, {10}) == 20);
   for (int i = 10; i < 20; ++i) CHECK(y(i) == (i - 1) + (i + 1));  // padding 9 and 20 included
 }
+
+namespace {
+// Sums a cell's two neighbours; the copy from block `from` into block `to`'s
+// padding is needless where current[from * 4 + to] says its padding is current.
+struct NeighbourSumWithCurrentPadding {
+  template <class In, class Out>
+  void operator()(In& in, Out& out, const int* /*current*/) const {
+    *out = *in.offset(0, -1) + *in.offset(0, 1);
+  }
+  template <class In, class Out>
+  bool skip_padding_copy(std::size_t from, std::size_t to, const In&, const Out&, const int* current) const {
+    return current[from * 4 + to] != 0;
+  }
+};
+}  // namespace
+
+TEST_CASE("GraphTensor.a_padding_copy_the_kernel_calls_needless_copies_nothing") {
+  weft::Tensor<int, 1> x({4}, 1, 40), y({4}, 40);  // blocks of 10 cells, 1 cell of padding
+  for (int i = 0; i < 40; ++i) x(i) = i;
+  for (std::size_t b = 0; b < 4; ++b) {  // padding marked, to see what was copied
+    *x.iterator(b, {-1}) = -100;
+    *x.iterator(b, {10}) = -100;
+  }
+  int current[16] = {};
+  current[1 * 4 + 2] = 1;  // block 2's padding from block 1 (cell 9 of 2's left) is current
+  weft::Graph g;
+  g.split(NeighbourSumWithCurrentPadding{}, weft::concurrent_padded_access(x), y,
+          static_cast<const int*>(current));
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(g).wait().get();
+
+  CHECK(*x.iterator(2, {-1}) == -100);  // that copy alone copied nothing
+  CHECK(*x.iterator(2, {10}) == 30);
+  CHECK(*x.iterator(1, {10}) == 20);  // the other direction between 1 and 2 still copies
+  CHECK(*x.iterator(0, {10}) == 10);
+  CHECK(*x.iterator(3, {-1}) == 29);
+  CHECK(y(20) == -100 + 21);  // the kernel read what the padding held
+  CHECK(y(25) == 24 + 26);    // and ran on every block
+
+  current[1 * 4 + 2] = 0;  // asked again on every run
+  executor.run(g).wait().get();
+  CHECK(*x.iterator(2, {-1}) == 19);
+  CHECK(y(20) == 19 + 21);
+}

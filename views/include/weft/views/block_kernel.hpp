@@ -171,6 +171,19 @@ bool kernel_skips_block(const F& kernel, std::size_t block, const Args&... args)
   }
 }
 
+// Whether the kernel says block `to`'s padding needs nothing from block
+// `from` this time: a kernel may have a member
+// skip_padding_copy(from, to, args...) that returns true when `to`'s padding
+// already holds what `from` would copy into it (`from` has not changed since
+// the last copy), or when the kernel reads none of those padding cells (a
+// corner it never looks at). A graph's padding copy from `from` into `to`
+// (host memory, same rank) then copies nothing.
+template <class F, class... Args>
+concept padding_copy_skipping_kernel = requires(const F& kernel, std::size_t from, std::size_t to,
+                                                const Args&... args) {
+  { kernel.skip_padding_copy(from, to, args...) } -> std::convertible_to<bool>;
+};
+
 // The whole block on the calling thread.
 template <class F, class... Args>
 void run_block_kernel(std::size_t block, F& kernel, Args&... args) {

@@ -80,6 +80,9 @@ struct PartitionedOp {
   // Host kernels with skip_block (views/block_kernel.hpp): whether the
   // kernel leaves block b alone, so that copies into its padding can wait.
   std::function<bool(std::size_t block)> skips_block;
+  // Host kernels with skip_padding_copy: whether the copy from `from` into
+  // `to`'s padding is needless this time.
+  std::function<bool(std::size_t from, std::size_t to)> skips_padding_copy;
 };
 
 template <class T, std::size_t D>

@@ -109,6 +109,14 @@ PartitionedOp make_split(F&& kernel, Args&&... args) {
             *state);
       };
     }
+    if constexpr (padding_copy_skipping_kernel<Kernel, std::remove_cvref_t<decltype(unwrap_tensor(
+                                                           std::declval<std::decay_t<Args>&>()))>...>) {
+      op.skips_padding_copy = [state](std::size_t from, std::size_t to) {
+        return std::apply(
+            [from, to](auto& f, auto&... a) { return f.skip_padding_copy(from, to, unwrap_tensor(a)...); },
+            *state);
+      };
+    }
   }
   return op;
 }
