@@ -187,9 +187,16 @@ WEFT_HOST_DEVICE inline T godunov_update(T a, T b, T c, T h) noexcept {
 
 // Per-block flags shared by a pass and the bookkeeping node after it
 // (block = x + blocks_x (y + blocks_y z), as the tensor numbers its blocks).
+// Passes are numbered from 1; pass 0 is the start.
 struct BlockFlags {
   const int* active = nullptr;  // the pass visits the block
   int* changed = nullptr;       // the pass lowered a cell of the block
+  // The last pass that changed a cell of the block, and the last pass that
+  // read this pass's input field with the block visited: its padding then
+  // held the field of the pass before that one (docs/eikonal.md, "Padding
+  // copies").
+  const int* last_change = nullptr;
+  const int* last_read = nullptr;
   std::size_t blocks_x = 1, blocks_y = 1;
 
   WEFT_HOST_DEVICE std::size_t index(std::size_t x, std::size_t y, std::size_t z = 0) const noexcept {
@@ -263,15 +270,32 @@ struct UpdateCell {
   // A quiet block: on the host, run_block_kernel visits none of its cells.
   template <class In, class Out>
   bool skip_block(std::size_t block, const In&, const Out& out, T, T, BlockFlags flags) const {
-    const Extents<Dims> at = out.geometry().block_coords(block);
-    if constexpr (Dims == 2) {
-      return flags.active[flags.index(at[0], at[1])] == 0;
-    } else {
-      return flags.active[flags.index(at[0], at[1], at[2])] == 0;
-    }
+    return flags.active[index_of(block, out, flags)] == 0;
+  }
+  // The copy from `from` into `to`'s padding brings nothing new when `from`
+  // has not changed since the pass whose field the padding holds, and
+  // nothing read when the blocks meet only at an edge or corner: the kernel
+  // reads face neighbours alone.
+  template <class In, class Out>
+  bool skip_padding_copy(std::size_t from, std::size_t to, const In&, const Out& out, T, T,
+                         BlockFlags flags) const {
+    const Extents<Dims> a = out.geometry().block_coords(from), b = out.geometry().block_coords(to);
+    std::size_t apart = 0;
+    for (std::size_t d = 0; d < Dims; ++d) apart += a[d] > b[d] ? a[d] - b[d] : b[d] - a[d];
+    if (apart != 1) return true;
+    return flags.last_change[index_of(from, out, flags)] < flags.last_read[index_of(to, out, flags)] - 1;
   }
 
  private:
+  template <class Out>
+  static std::size_t index_of(std::size_t block, const Out& out, const BlockFlags& flags) {
+    const Extents<Dims> at = out.geometry().block_coords(block);
+    if constexpr (Dims == 2) {
+      return flags.index(at[0], at[1]);
+    } else {
+      return flags.index(at[0], at[1], at[2]);
+    }
+  }
   template <class Out>
   WEFT_HOST_DEVICE static std::size_t block_of(const Out& out, const BlockFlags& flags) noexcept {
     if constexpr (Dims == 2) {
@@ -446,7 +470,7 @@ class Solver {
         host_(Place::gpu ? HostPlace::field<CellType, Dims>(p) : a_),
         grid_(p.block_grid<Dims>()),
         blocks_(count(grid_)),
-        flags_(Place::flags(3 * blocks_)),
+        flags_(Place::flags(kFlagArrays * blocks_)),
         counts_(std::make_shared<Counts>()) {
     reset();
     build_graph();
@@ -465,9 +489,19 @@ class Solver {
     fill_field(host_, problem_, true);
     if constexpr (Place::gpu) deep_copy(a_, host_);
     int* f = flags_.get();
-    for (std::size_t k = 0; k < 3 * blocks_; ++k) f[k] = 0;
+    for (std::size_t k = 0; k < kFlagArrays * blocks_; ++k) f[k] = 0;
+    // a's padding holds the start (as if pass 1 had copied it), b's the
+    // start without the source's flag: "pass -1", before pass 0 set it. No
+    // block has changed since, but the source's.
+    const std::size_t source_block = block_holding(problem_.source<Dims>());
+    for (std::size_t k = 0; k < blocks_; ++k) {
+      f[read_at(0) + k] = 1;
+      f[read_at(1) + k] = 0;
+      f[last_change_at() + k] = kNever;
+    }
+    f[last_change_at() + source_block] = 0;
     // "The pass before the first" changed the source's block.
-    f[changed_at() + block_holding(problem_.source<Dims>())] = 1;
+    f[changed_at() + source_block] = 1;
     plan_next_pass();
     *counts_ = Counts{};
   }
@@ -505,13 +539,20 @@ class Solver {
  private:
   struct Counts {
     long passes = 0, changing_passes = 0, visited_blocks = 0;
+    int pass_number = 0;  // every pass, those after convergence too
     bool converged = false;
   };
 
-  // flags_ holds [active | changed | changed the pass before], blocks_ each.
+  // flags_ holds [active | changed | changed the pass before | last pass
+  // that changed it | last pass that read a with it visited | ... b ...],
+  // blocks_ each (BlockFlags).
+  static constexpr std::size_t kFlagArrays = 6;
+  static constexpr int kNever = -2;  // below any pass's number minus 1
   static constexpr std::size_t active_at() noexcept { return 0; }
   std::size_t changed_at() const noexcept { return blocks_; }
   std::size_t before_at() const noexcept { return 2 * blocks_; }
+  std::size_t last_change_at() const noexcept { return 3 * blocks_; }
+  std::size_t read_at(int field) const noexcept { return (4 + static_cast<std::size_t>(field)) * blocks_; }
 
   static std::size_t count(const Extents<Dims>& grid) noexcept {
     std::size_t n = 1;
@@ -557,9 +598,15 @@ class Solver {
     return any;
   }
 
-  // After each pass, the bookkeeping node; the graph repeats while the
-  // second pass changed a cell.
-  void note_pass() {
+  // After each pass (which read field 0, a, or 1, b), the bookkeeping node;
+  // the graph repeats while the second pass changed a cell.
+  void note_pass(int field_read) {
+    const int pass = ++counts_->pass_number;
+    int* f = flags_.get();
+    for (std::size_t k = 0; k < blocks_; ++k) {
+      if (f[active_at() + k] != 0) f[read_at(field_read) + k] = pass;
+      if (f[changed_at() + k] != 0) f[last_change_at() + k] = pass;
+    }
     long visited = 0;
     for (std::size_t k = 0; k < blocks_; ++k) visited += flags_[active_at() + k];
     const bool changed = plan_next_pass();
@@ -577,13 +624,17 @@ class Solver {
   void build_graph() {
     const T h = static_cast<T>(problem_.h());
     const T limit = static_cast<T>(static_cast<double>(problem_.band) * problem_.h());
-    const BlockFlags flags{flags_.get() + active_at(), flags_.get() + changed_at(), grid_[0], grid_[1]};
+    int* f = flags_.get();
+    const BlockFlags reads_a{f + active_at(), f + changed_at(), f + last_change_at(),
+                             f + read_at(0),  grid_[0],         grid_[1]};
+    BlockFlags reads_b = reads_a;
+    reads_b.last_read = f + read_at(1);
     const auto kernel = Place::kernel(UpdateCell<T, Dims>{});
     const bool shared = problem_.in_shared;
-    graph_.split(kernel, Place::input(a_, shared), b_, h, limit, flags).named("pass_ab");
-    graph_.then([this] { note_pass(); }).named("note_ab");
-    graph_.then_split(kernel, Place::input(b_, shared), a_, h, limit, flags).named("pass_ba");
-    graph_.then([this] { note_pass(); }).named("note_ba");
+    graph_.split(kernel, Place::input(a_, shared), b_, h, limit, reads_a).named("pass_ab");
+    graph_.then([this] { note_pass(0); }).named("note_ab");
+    graph_.then_split(kernel, Place::input(b_, shared), a_, h, limit, reads_b).named("pass_ba");
+    graph_.then([this] { note_pass(1); }).named("note_ba");
     auto counts = counts_;
     graph_.conditional([counts] { return !counts->converged; }).named("again?");
   }

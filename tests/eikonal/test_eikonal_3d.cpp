@@ -152,6 +152,29 @@ TEST_CASE("Eikonal3D.skipping_quiet_blocks_visits_fewer_and_changes_no_bit") {
   CHECK(skipping.visited_blocks() * 4 < visiting_all.visited_blocks());  // the band touches 8 of 64
 }
 
+TEST_CASE("Eikonal3D.padding_copies_run_only_from_face_neighbours_that_changed") {
+  // 2 x 2 x 2 blocks of 4^3; block index = x + 2 (y + 2 z).
+  const weft::Tensor<weft::eikonal::Cell<double, StridedView>, 3> t({1, 1, 1}, {2, 2, 2}, 1, 8, 8, 8);
+  std::vector<int> active(8, 1), changed(8, 0), last_change(8, -2), last_read(8, 0);
+  const weft::eikonal::BlockFlags flags{
+      active.data(), changed.data(), last_change.data(), last_read.data(), 2, 2};
+  const weft::eikonal::UpdateCell<double, 3> kernel;
+  const auto needless = [&](std::size_t from, std::size_t to) {
+    return kernel.skip_padding_copy(from, to, t, t, 0.1, 1.0, flags);
+  };
+  last_change[1] = 5;  // block (1, 0, 0) changed in pass 5
+  last_read[0] = 6;    // block 0's padding holds field 5: block 1 changed in writing it
+  CHECK_FALSE(needless(1, 0));
+  last_read[0] = 7;  // it holds field 6, written after block 1's last change
+  CHECK(needless(1, 0));
+  CHECK(needless(3, 0));  // (1, 1, 0): an edge, which the 7-point stencil never reads
+  CHECK(needless(7, 0));  // (1, 1, 1): a corner
+  last_change[2] = 6;     // (0, 1, 0), a face neighbour, changed in pass 6
+  CHECK_FALSE(needless(2, 0));
+  last_change[3] = 6;  // an edge neighbour's changes still need no copy
+  CHECK(needless(3, 0));
+}
+
 TEST_CASE("Eikonal3D.checksum_sees_every_plane") {
   const Problem p = cube(12, 5, 2);
   Solver3D<double, StridedView> solver(p);
