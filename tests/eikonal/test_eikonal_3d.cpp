@@ -152,6 +152,15 @@ TEST_CASE("Eikonal3D.skipping_quiet_blocks_visits_fewer_and_changes_no_bit") {
   CHECK(skipping.visited_blocks() * 4 < visiting_all.visited_blocks());  // the band touches 8 of 64
 }
 
+// What a split asks the kernel (a split's kernel sees its padded input as
+// the Tensor itself): were this not so, the hint would go unasked.
+template <class T, std::size_t D, class Layout>
+constexpr bool asks_padding_copies = weft::padding_copy_skipping_kernel<
+    weft::eikonal::UpdateCell<T, D>, weft::Tensor<weft::eikonal::Cell<T, Layout>, D>,
+    weft::Tensor<weft::eikonal::Cell<T, Layout>, D>, T, T, weft::eikonal::BlockFlags>;
+static_assert(asks_padding_copies<double, 3, StridedView> && asks_padding_copies<float, 3, ContiguousView>);
+static_assert(asks_padding_copies<double, 2, StridedView> && asks_padding_copies<float, 2, ContiguousView>);
+
 TEST_CASE("Eikonal3D.padding_copies_run_only_from_face_neighbours_that_changed") {
   // 2 x 2 x 2 blocks of 4^3; block index = x + 2 (y + 2 z).
   const weft::Tensor<weft::eikonal::Cell<double, StridedView>, 3> t({1, 1, 1}, {2, 2, 2}, 1, 8, 8, 8);
