@@ -177,7 +177,8 @@ bool kernel_skips_block(const F& kernel, std::size_t block, const Args&... args)
 // already holds what `from` would copy into it (`from` has not changed since
 // the last copy), or when the kernel reads none of those padding cells (a
 // corner it never looks at). A graph's padding copy from `from` into `to`
-// (host memory, same rank) then copies nothing.
+// (host memory, same rank) then copies nothing, for every padded tensor of
+// the operation.
 template <class F, class... Args>
 concept padding_copy_skipping_kernel = requires(const F& kernel, std::size_t from, std::size_t to,
                                                 const Args&... args) {
