@@ -499,10 +499,10 @@ class Solver {
       f[read_at(1) + k] = 0;
       f[last_change_at() + k] = kNever;
     }
+    // "The pass before the first", pass 0, changed the source's block.
     f[last_change_at() + source_block] = 0;
-    // "The pass before the first" changed the source's block.
     f[changed_at() + source_block] = 1;
-    plan_next_pass();
+    plan_next_pass(0);
     *counts_ = Counts{};
   }
 
@@ -543,16 +543,14 @@ class Solver {
     bool converged = false;
   };
 
-  // flags_ holds [active | changed | changed the pass before | last pass
-  // that changed it | last pass that read a with it visited | ... b ...],
-  // blocks_ each (BlockFlags).
-  static constexpr std::size_t kFlagArrays = 6;
+  // flags_ holds [active | changed | last pass that changed it | last pass
+  // that read a with it visited | ... b ...], blocks_ each (BlockFlags).
+  static constexpr std::size_t kFlagArrays = 5;
   static constexpr int kNever = -2;  // below any pass's number minus 1
   static constexpr std::size_t active_at() noexcept { return 0; }
   std::size_t changed_at() const noexcept { return blocks_; }
-  std::size_t before_at() const noexcept { return 2 * blocks_; }
-  std::size_t last_change_at() const noexcept { return 3 * blocks_; }
-  std::size_t read_at(int field) const noexcept { return (4 + static_cast<std::size_t>(field)) * blocks_; }
+  std::size_t last_change_at() const noexcept { return 2 * blocks_; }
+  std::size_t read_at(int field) const noexcept { return (3 + static_cast<std::size_t>(field)) * blocks_; }
 
   static std::size_t count(const Extents<Dims>& grid) noexcept {
     std::size_t n = 1;
@@ -576,9 +574,10 @@ class Solver {
     return 0;
   }
 
-  // After a pass: whether it changed a cell; which blocks the next pass must
-  // visit (docs/eikonal.md, "Quiet blocks"); the changed flags move back.
-  bool plan_next_pass() {
+  // After pass `pass` (0: the start), whose changes last_change already
+  // holds: whether it changed a cell; which blocks the next pass must visit
+  // (docs/eikonal.md, "Quiet blocks"); then the changed flags are cleared.
+  bool plan_next_pass(int pass) {
     int* f = flags_.get();
     const int* changed = f + changed_at();
     bool any = false;
@@ -588,13 +587,11 @@ class Solver {
       bool near = changed[k] != 0;
       for (std::size_t d = 0, stride = 1; d < Dims && !near; stride *= grid_[d], ++d)
         near = (at[d] > 0 && changed[k - stride] != 0) || (at[d] + 1 < grid_[d] && changed[k + stride] != 0);
-      f[active_at() + k] = !problem_.skip_quiet_blocks || near || f[before_at() + k] != 0 ? 1 : 0;
+      const bool changed_before = f[last_change_at() + k] >= pass - 1;  // in this pass or the one before
+      f[active_at() + k] = !problem_.skip_quiet_blocks || near || changed_before ? 1 : 0;
       for (std::size_t d = 0; d < Dims && ++at[d] == grid_[d]; ++d) at[d] = 0;
     }
-    for (std::size_t k = 0; k < blocks_; ++k) {
-      f[before_at() + k] = changed[k];
-      f[changed_at() + k] = 0;
-    }
+    for (std::size_t k = 0; k < blocks_; ++k) f[changed_at() + k] = 0;
     return any;
   }
 
@@ -603,13 +600,15 @@ class Solver {
   void note_pass(int field_read) {
     const int pass = ++counts_->pass_number;
     int* f = flags_.get();
+    long visited = 0;
     for (std::size_t k = 0; k < blocks_; ++k) {
-      if (f[active_at() + k] != 0) f[read_at(field_read) + k] = pass;
+      if (f[active_at() + k] != 0) {
+        f[read_at(field_read) + k] = pass;
+        ++visited;
+      }
       if (f[changed_at() + k] != 0) f[last_change_at() + k] = pass;
     }
-    long visited = 0;
-    for (std::size_t k = 0; k < blocks_; ++k) visited += flags_[active_at() + k];
-    const bool changed = plan_next_pass();
+    const bool changed = plan_next_pass(pass);
     if (counts_->converged) return;  // a pass after one that changed nothing is not counted
     counts_->visited_blocks += visited;
     ++counts_->passes;
