@@ -216,12 +216,16 @@ bool Graph::must_precede(NodeId before, std::uint64_t split, int block) const {
   return block < 0 || b.partition < 0 || split_of(b) != split || b.partition == block;
 }
 
-// The same for a node that may touch two blocks (a padding copy reads one
-// and writes another's padding).
-bool Graph::must_precede(NodeId before, const detail::NodeRecord& later) const {
+bool Graph::must_precede(NodeId before, const detail::NodeRecord& later,
+                         const std::vector<std::int32_t>* fill_reads) const {
   const std::uint64_t split = split_of(later);
-  return must_precede(before, split, later.partition) ||
-         (later.padding_to >= 0 && must_precede(before, split, later.padding_to));
+  if (must_precede(before, split, later.partition)) return true;
+  if (later.padding_to < 0) return false;
+  if (later.partition != later.padding_to) return must_precede(before, split, later.padding_to);
+  if (!fill_reads) return must_precede(before, split, -1);
+  for (std::int32_t block : *fill_reads)
+    if (must_precede(before, split, block)) return true;
+  return false;
 }
 
 }  // namespace weft

@@ -61,10 +61,13 @@ void Graph::inline_subgraph(const Graph& subgraph, const std::vector<NodeId>& pr
     // section 5.3.5); the rest keep their edges. A node that may write a
     // block also waits for our padding copies still reading that block
     // (section 5.4; tensors are not recorded per node, so any tensor's).
+    const auto fill = subgraph.fill_reads_.find(static_cast<NodeId>(i));
+    const std::vector<std::int32_t>* fill_reads =
+        fill == subgraph.fill_reads_.end() ? nullptr : &fill->second;
     std::vector<NodeId> before;
     if (!has_predecessor[i]) {
       for (NodeId p : predecessors)
-        if (must_precede(p, node)) before.push_back(p);
+        if (must_precede(p, node, fill_reads)) before.push_back(p);
     }
     if (node.partition >= 0 && node.kind != NodeKind::Copy) {
       for (const auto& [key, readers] : padding_.readers) {
@@ -74,7 +77,8 @@ void Graph::inline_subgraph(const Graph& subgraph, const std::vector<NodeId>& pr
     }
     std::sort(before.begin(), before.end());
     before.erase(std::unique(before.begin(), before.end()), before.end());
-    append(node, before);
+    const NodeId id = append(node, before);
+    if (fill_reads) fill_reads_[id] = *fill_reads;
   }
   for (const Edge& e : subgraph.edges_) edges_.emplace_back(e.first + offset, e.second + offset);
   if (subgraph.ranks_.distributed()) {

@@ -73,11 +73,15 @@ void Graph::check_tensor_operands(const detail::PartitionedOp& op, const std::st
   }
 }
 
-// Padding copies (Figures 7 and 9): one node per neighbouring pair. A copy
-// reads `from` and writes `to`'s padding, so it follows what came before on
-// both blocks, and whatever else still writes or reads that padding. Returns
-// the extra predecessors of each block's node; records the copies' roles
-// for named() and, in `fresh`, who reads and uses which padding now.
+// Padding copies (Figures 7 and 9). A copy reads block `from` and writes
+// `to`'s padding, so it follows what came before on both blocks and
+// whatever else still writes or reads that padding. Within a process one
+// node fills a block's padding from all its neighbours, for every padded
+// tensor of the operation: a 3D block has 26 neighbours, and a node per
+// pair cost more to schedule than small copies take (docs/tensors.md).
+// Between ranks each pair is a node of its own, which sends or receives.
+// Returns the extra predecessors of each block's node; records the copies'
+// roles for named() and, in `fresh`, who reads and uses which padding now.
 std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::PartitionedOp& op,
                                                                   ExecutionKind kind,
                                                                   const std::vector<NodeId>& level_before,
@@ -85,18 +89,38 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
   const detail::TensorUse& first = op.tensors.front();
   const std::int32_t split = split_index(first.split_signature);
   const auto blocks = static_cast<int>(first.blocks);
-  const auto predecessors_of = [&](int block) {
+  const auto predecessors_of = [&](std::size_t block) {
     std::vector<NodeId> out;
     for (NodeId p : level_before)
-      if (must_precede(p, first.split_signature, block)) out.push_back(p);
+      if (must_precede(p, first.split_signature, static_cast<int>(block))) out.push_back(p);
     return out;
   };
-  std::vector<std::vector<NodeId>> waits(first.blocks);
+  // What the fill nodes call, shared by all of them: each tensor's copy.
+  using HostCopy = std::function<void(std::size_t, std::size_t)>;
+  using GpuCopy = std::function<void(std::size_t, std::size_t, GpuStream)>;
+  auto host_copies = std::make_shared<std::vector<HostCopy>>();
+  auto gpu_copies = std::make_shared<std::vector<GpuCopy>>();
   for (const detail::TensorUse& use : op.tensors) {
-    if (!use.copy_padding) continue;
-    for (int to = 0; to < blocks; ++to) {
-      const detail::PaddingLedger::Key padding_of_to{use.id, static_cast<std::size_t>(to)};
-      for (std::size_t from : use.padding_sources(static_cast<std::size_t>(to))) {
+    host_copies->push_back(use.copy_padding);
+    gpu_copies->push_back(use.copy_padding_on_stream);
+  }
+  std::vector<std::vector<NodeId>> waits(first.blocks);
+  for (int to = 0; to < blocks; ++to) {
+    const auto into = static_cast<std::size_t>(to);
+    std::vector<std::pair<std::size_t, std::size_t>> local;  // (tensor, from) filled by one node
+    for (std::size_t t = 0; t < op.tensors.size(); ++t) {
+      const detail::TensorUse& use = op.tensors[t];
+      if (!use.copy_padding) continue;
+      for (std::size_t from : use.padding_sources(into)) {
+        if (use.owners.empty() || use.owners[from] == use.owners[into]) {
+          local.emplace_back(t, from);
+          continue;
+        }
+        // Between ranks the node sends or receives (rank_nodes.cpp): a host
+        // node even for GPU memory, so that it runs once the kernels that
+        // wrote `from` have finished, and its GPU successors after it. Both
+        // owners run it.
+        const detail::PaddingLedger::Key padding_of_to{use.id, into};
         detail::NodeRecord node;
         node.kind = NodeKind::Copy;
         node.execution = kind;
@@ -104,74 +128,87 @@ std::vector<std::vector<Graph::NodeId>> Graph::add_padding_copies(const detail::
         node.padding_to = to;
         node.split = split;
         node.device = use.devices[from];
-        // Between ranks the node sends or receives (rank_nodes.cpp): a host
-        // node even for GPU memory, so that it runs once the kernels that
-        // wrote `from` have finished, and its GPU successors after it.
-        const bool between_ranks =
-            !use.owners.empty() && use.owners[from] != use.owners[static_cast<std::size_t>(to)];
-        if (between_ranks) {
-          node.call = WorkGraphNodeCall::of([](void*) {}, nullptr);  // lowering makes it send or receive
-        } else if (use.gpu_memory) {
-          // A GPU node on the receiving device's first copy stream, so that
-          // it overlaps the kernels (Figure 7); events order it.
-          node.execution = ExecutionKind::Gpu;
-          node.device = use.devices[static_cast<std::size_t>(to)];
-          node.copy_stream = 0;
-          node.aux = static_cast<std::int32_t>(stream_works_.size());
-          stream_works_.push_back(
-              StreamWork::make([copy = use.copy_padding_on_stream, from, to](GpuStream s) {
-                copy(from, static_cast<std::size_t>(to), s);
-              }));
-        } else if (op.skips_block || op.skips_padding_copy) {
-          // The kernel's skip_block answers the same from here to its node
-          // on `to` (docs/tensors.md): a block it skips reads no padding.
-          // skip_padding_copy: the padding holds what the copy would bring,
-          // or the kernel does not read it.
-          node.call = callables_.store(
-              [copy = use.copy_padding, skips = op.skips_block, needless = op.skips_padding_copy, from, to] {
-                const auto into = static_cast<std::size_t>(to);
-                if (skips && skips(into)) return;
-                if (needless && needless(from, into)) return;
-                copy(from, into);
-              });
-        } else {
-          node.call = callables_.store(
-              [copy = use.copy_padding, from, to] { copy(from, static_cast<std::size_t>(to)); });
-        }
-        const NodeId id =
-            append(node, merged(merged(predecessors_of(static_cast<int>(from)), predecessors_of(to)),
-                                lookup(padding_.users, padding_of_to)));
-        if (!use.owners.empty()) {
-          // The owner of `from` copies; between ranks it sends and the
-          // owner of `to` receives (both run this node).
-          const int sender = use.owners[from], receiver = use.owners[static_cast<std::size_t>(to)];
-          ranks_.set_owner(id, sender);
-          if (sender != receiver) {
-            detail::RankMessage message;
-            message.node = id;
-            message.sender = sender;
-            message.receiver = receiver;
-            message.from = static_cast<std::int32_t>(from);
-            message.to = to;
-            message.bytes = use.padding_bytes(from, static_cast<std::size_t>(to));
-            message.gpu_memory = use.gpu_memory;
-            message.pack = [pack = use.pack_padding, from, to](void* out) {
-              pack(from, static_cast<std::size_t>(to), out);
-            };
-            message.unpack = [unpack = use.unpack_padding, from, to](const void* in) {
-              unpack(from, static_cast<std::size_t>(to), in);
-            };
-            ranks_.messages.push_back(std::move(message));
-          }
-        }
-        waits[static_cast<std::size_t>(to)].push_back(id);  // into to's padding: to's kernel reads it
+        node.call = WorkGraphNodeCall::of([](void*) {}, nullptr);  // lowering makes it send or receive
+        const NodeId id = append(node, merged(merged(predecessors_of(from), predecessors_of(into)),
+                                              lookup(padding_.users, padding_of_to)));
+        ranks_.set_owner(id, use.owners[from]);
+        detail::RankMessage message;
+        message.node = id;
+        message.sender = use.owners[from];
+        message.receiver = use.owners[into];
+        message.from = static_cast<std::int32_t>(from);
+        message.to = to;
+        message.bytes = use.padding_bytes(from, into);
+        message.gpu_memory = use.gpu_memory;
+        message.pack = [pack = use.pack_padding, from, into](void* out) { pack(from, into, out); };
+        message.unpack = [unpack = use.unpack_padding, from, into](const void* in) {
+          unpack(from, into, in);
+        };
+        ranks_.messages.push_back(std::move(message));
+        waits[into].push_back(id);  // into to's padding: to's kernel reads it
         cursor_.helpers.emplace_back(id, "pad" + std::to_string(from) + "to" + std::to_string(to));
-        if (use.access == PaddedAccess::Exclusive)
-          waits[from].push_back(id);  // from's kernel overwrites what it reads
+        if (use.access == PaddedAccess::Exclusive) waits[from].push_back(id);  // from's kernel overwrites it
         fresh.readers[{use.id, from}].push_back(id);
         fresh.users[padding_of_to].push_back(id);
       }
     }
+    if (local.empty()) continue;
+
+    // The node filling to's padding in this process: partition and
+    // padding_to both `to`, which marks a copy that reads its neighbours.
+    detail::NodeRecord node;
+    node.kind = NodeKind::Copy;
+    node.execution = kind;
+    node.partition = to;
+    node.padding_to = to;
+    node.split = split;
+    node.device = first.devices[into];
+    std::vector<NodeId> before = predecessors_of(into);
+    std::vector<bool> fills(op.tensors.size(), false);  // which tensors' padding it fills
+    for (const auto& [t, from] : local) {
+      before = merged(std::move(before), predecessors_of(from));
+      fills[t] = true;
+    }
+    for (std::size_t t = 0; t < fills.size(); ++t)
+      if (fills[t]) before = merged(std::move(before), lookup(padding_.users, {op.tensors[t].id, into}));
+    if (first.gpu_memory) {
+      // A GPU node on the receiving device's first copy stream, so that it
+      // overlaps the kernels (Figure 7); events order it.
+      node.execution = ExecutionKind::Gpu;
+      node.copy_stream = 0;
+      node.aux = static_cast<std::int32_t>(stream_works_.size());
+      stream_works_.push_back(StreamWork::make([copies = gpu_copies, local, into](GpuStream s) {
+        for (const auto& [t, from] : local) (*copies)[t](from, into, s);
+      }));
+    } else {
+      // skip_block: the kernel answers the same from here to its node on
+      // `to` (docs/tensors.md), and a block it skips reads no padding.
+      // skip_padding_copy: the padding holds what the copy would bring, or
+      // the kernel does not read it.
+      node.call = callables_.store(
+          [copies = host_copies, local, skips = op.skips_block, needless = op.skips_padding_copy, into] {
+            if (skips && skips(into)) return;
+            for (const auto& [t, from] : local) {
+              if (needless && needless(from, into)) continue;
+              (*copies)[t](from, into);
+            }
+          });
+    }
+    const NodeId id = append(node, before);
+    std::vector<std::int32_t>& reads = fill_reads_[id];
+    for (const auto& [t, from] : local) reads.push_back(static_cast<std::int32_t>(from));
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    if (!first.owners.empty()) ranks_.set_owner(id, first.owners[into]);
+    waits[into].push_back(id);  // into to's padding: to's kernel reads it
+    cursor_.helpers.emplace_back(id, "pad" + std::to_string(to));
+    for (const auto& [t, from] : local) {
+      const detail::TensorUse& use = op.tensors[t];
+      if (use.access == PaddedAccess::Exclusive) waits[from].push_back(id);  // from's kernel overwrites it
+      fresh.readers[{use.id, from}].push_back(id);
+    }
+    for (std::size_t t = 0; t < fills.size(); ++t)
+      if (fills[t]) fresh.users[{op.tensors[t].id, into}].push_back(id);
   }
   return waits;
 }

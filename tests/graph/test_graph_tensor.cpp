@@ -38,10 +38,12 @@ EdgeSet predecessors_of(const nlohmann::json& doc, int node) {
 }
 
 // The padding-copy nodes that read block `source` (a copy's partition is its source), in order.
-std::vector<int> copies_from(const nlohmann::json& doc, int source) {
+// The nodes filling a block's padding (one per padded operation): copies
+// whose partition is the block they fill.
+std::vector<int> fills_of(const nlohmann::json& doc, int block) {
   std::vector<int> out;
   for (const auto& n : doc["nodes"])
-    if (n["kind"] == "copy" && n["partition"] == source) out.push_back(n["id"].get<int>());
+    if (n["kind"] == "copy" && n["partition"] == block) out.push_back(n["id"].get<int>());
   return out;
 }
 
@@ -163,24 +165,19 @@ TEST_CASE("GraphTensor.listing10_concurrent_padded_access_builds_figure7") {
   const nlohmann::json doc = graph.to_json();
   const std::vector<int> copies = nodes_of_kind(doc, "copy");
   const std::vector<int> splits = nodes_of_kind(doc, "compute");
-  REQUIRE(copies.size() == 6);  // a_p, b_p1, b_p2, c_p1, c_p2, d_p
+  // Figure 7's copies a_p, b_p1, b_p2, c_p1, c_p2, d_p, grouped by the block
+  // whose padding they fill: one node per block, carrying that block.
+  REQUIRE(copies.size() == 4);
   REQUIRE(splits.size() == 4);
-  // Copy nodes carry their source partition; each feeds the neighbour's kernel only.
-  std::multiset<int> sources;
-  for (int c : copies) {
-    CHECK(doc["nodes"][static_cast<std::size_t>(c)]["level"] == 0);
-    sources.insert(doc["nodes"][static_cast<std::size_t>(c)]["partition"].get<int>());
-  }
-  CHECK(sources == std::multiset<int>{0, 1, 1, 2, 2, 3});
   for (int p = 0; p < 4; ++p) {
+    const int fill = copies[static_cast<std::size_t>(p)];
+    CHECK(doc["nodes"][static_cast<std::size_t>(fill)]["level"] == 0);
+    CHECK(doc["nodes"][static_cast<std::size_t>(fill)]["partition"] == p);
+    CHECK(predecessors_of(doc, fill).empty());
+    // Each kernel waits for the copies INTO its padding only, never out of it.
     const int s = splits[static_cast<std::size_t>(p)];
     CHECK(doc["nodes"][static_cast<std::size_t>(s)]["level"] == 1);
-    const EdgeSet into = predecessors_of(doc, s);
-    CHECK(into.size() == (p == 0 || p == 3 ? 1u : 2u));
-    for (const auto& [from, to] : into) {
-      const int source = doc["nodes"][static_cast<std::size_t>(from)]["partition"].get<int>();
-      CHECK((source == p - 1 || source == p + 1));  // copies INTO p, never out of p
-    }
+    CHECK(predecessors_of(doc, s) == EdgeSet{{fill, s}});
   }
 
   weft::Executor executor(weft::test::with_virtual_devices(2, 4));
@@ -201,14 +198,17 @@ TEST_CASE("GraphTensor.listing11_exclusive_padded_access_builds_figure9") {
   const std::vector<int> splits = nodes_of_kind(doc, "compute");
   REQUIRE(splits.size() == 4);
   for (int p = 0; p < 4; ++p) {
-    // Figure 9: the copies into p and the copies out of p come first.
-    std::multiset<int> sources;
-    for (const auto& [from, to] : predecessors_of(doc, splits[static_cast<std::size_t>(p)]))
-      sources.insert(doc["nodes"][static_cast<std::size_t>(from)]["partition"].get<int>());
-    const std::multiset<int> expected = p == 0   ? std::multiset<int>{0, 1}
-                                        : p == 3 ? std::multiset<int>{2, 3}
-                                                 : std::multiset<int>{p - 1, p, p, p + 1};
-    CHECK(sources == expected);
+    // Figure 9: the copies into p (p's fill) and the copies out of p (its
+    // neighbours' fills) come first.
+    std::set<int> filled;
+    for (const auto& [from, to] : predecessors_of(doc, splits[static_cast<std::size_t>(p)])) {
+      CHECK(doc["nodes"][static_cast<std::size_t>(from)]["kind"] == "copy");
+      filled.insert(doc["nodes"][static_cast<std::size_t>(from)]["partition"].get<int>());
+    }
+    const std::set<int> expected = p == 0   ? std::set<int>{0, 1}
+                                   : p == 3 ? std::set<int>{2, 3}
+                                            : std::set<int>{p - 1, p, p + 1};
+    CHECK(filled == expected);
   }
 }
 
@@ -317,14 +317,11 @@ TEST_CASE("GraphTensor.double_buffered_stencil_with_concurrent_padded_access_equ
   g.then_split(smooth, weft::concurrent_padded_access(b), a).named("ba");
 
   // Section 5.4: the second pass writes a's blocks, which the first pass's
-  // copies read, so each of its kernels waits for the copies out of its block.
+  // copies read, so each of its kernels waits for the copies out of its
+  // block: those filling the padding of blocks 0 and 2 read block 1.
   const nlohmann::json doc = g.to_json();
   const int ba1 = *g.find("ba.1");
-  std::set<int> reads_of_a1;
-  for (const auto& n : doc["nodes"]) {
-    if (n["kind"] == "copy" && n["partition"] == 1 && n["level"] == 0) reads_of_a1.insert(n["id"].get<int>());
-  }
-  REQUIRE(reads_of_a1.size() == 2);
+  const std::set<int> reads_of_a1{*g.find("ab.pad0"), *g.find("ab.pad2")};
   for (int c : reads_of_a1) CHECK(edge_set(doc).count({c, ba1}) == 1);
 
   weft::Executor executor(weft::test::with_virtual_devices(2, 4));
@@ -509,7 +506,7 @@ TEST_CASE("GraphTensor.copies_inside_a_subgraph_still_bind_later_writers") {
   // Block 0's writer waits for the copy that reads block 0 (into block 1's padding).
   const nlohmann::json doc = outer.to_json();
   const int writer = *outer.find("write_a.0");
-  const std::vector<int> copies_out_of_0 = copies_from(doc, 0);
+  const std::vector<int> copies_out_of_0 = fills_of(doc, 1);
   REQUIRE(copies_out_of_0.size() == 1);
   CHECK(edge_set(doc).count({copies_out_of_0[0], writer}) == 1);
 }
@@ -553,14 +550,18 @@ TEST_CASE("GraphTensor.a_subgraph_starting_with_padding_copies_waits_for_both_bl
   inner.split([](auto& in, auto& out) { *out += *in.offset(0, 1); }, weft::concurrent_padded_access(a), b);
   outer.then(inner);
   const nlohmann::json doc = outer.to_json();
-  // Every copy into block i's padding follows init_b on block i (it overwrites
-  // padding a kernel of the level before might read) and on its source block.
+  // The copies into block i's padding follow init_b on block i (they
+  // overwrite padding a kernel of the level before might read) and on the
+  // blocks they read, i - 1 and i + 1, and on no other block.
   for (const auto& n : doc["nodes"]) {
     if (n["kind"] != "copy") continue;
-    std::set<int> before;
+    const int i = n["partition"].get<int>();
+    std::set<int> before;  // init_b.<k> has id k
     for (const auto& [from, to] : predecessors_of(doc, n["id"].get<int>())) before.insert(from);
-    CHECK(before.count(n["partition"].get<int>()) == 1);  // init_b.<source> has id <source>
-    CHECK(before.size() == 2);
+    const std::set<int> expected = i == 0   ? std::set<int>{0, 1}
+                                   : i == 3 ? std::set<int>{2, 3}
+                                            : std::set<int>{i - 1, i, i + 1};
+    CHECK(before == expected);
   }
   // So every kernel of the subgraph follows init_b on its own block (through its copies).
   for (int p = 0; p < 4; ++p) {
@@ -583,7 +584,7 @@ TEST_CASE("GraphTensor.a_subgraph_writing_a_block_waits_for_copies_still_reading
   outer.then(inner);
   const nlohmann::json doc = outer.to_json();
   const int writer = *outer.find("write_a.0");
-  const std::vector<int> copies_out_of_0 = copies_from(doc, 0);
+  const std::vector<int> copies_out_of_0 = fills_of(doc, 1);  // into block 1's padding
   REQUIRE(copies_out_of_0.size() == 1);
   CHECK(edge_set(doc).count({copies_out_of_0[0], writer}) == 1);
 }
@@ -596,7 +597,7 @@ TEST_CASE("GraphTensor.padded_operations_side_by_side_do_not_race_on_the_padding
   const nlohmann::json doc = g.to_json();
   // The second operation's copy into block 0 follows the first's copy into
   // block 0 and the first's kernel on block 0, which reads that padding.
-  const std::vector<int> copies_into_0 = copies_from(doc, 1);  // with 2 blocks, block 1 feeds only block 0
+  const std::vector<int> copies_into_0 = fills_of(doc, 0);
   REQUIRE(copies_into_0.size() == 2);
   const EdgeSet before = predecessors_of(doc, copies_into_0[1]);
   CHECK(before.count({copies_into_0[0], copies_into_0[1]}) == 1);
@@ -642,6 +643,44 @@ TEST_CASE("GraphTensor.one_reduction_result_serves_several_operations") {
   CHECK(total.value() == 40);
 }
 
+TEST_CASE("GraphTensor.one_node_fills_a_blocks_padding_of_every_padded_tensor") {
+  // 2D, 3 x 2 blocks, two padded tensors read at diagonal neighbours: each
+  // block's padding comes from up to 5 blocks, corners included, for both.
+  constexpr std::size_t nx = 12, ny = 8;
+  weft::Tensor<double, 2> a({3, 2}, 1, nx, ny), b({3, 2}, 1, nx, ny), out({3, 2}, nx, ny);
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t i = 0; i < nx; ++i) {
+      a(i, j) = static_cast<double>(i + 100 * j);
+      b(i, j) = static_cast<double>(10000 * (i + 1) + j);
+    }
+  weft::Graph g;
+  g.split(
+       [](auto& in_a, auto& in_b, auto& o) {
+         *o = *in_a.offset(weft::dim_x, 1).offset(weft::dim_y, 1) -
+              *in_b.offset(weft::dim_x, -1).offset(weft::dim_y, -1);
+       },
+       weft::concurrent_padded_access(a), weft::concurrent_padded_access(b), out)
+      .named("diag");
+  const nlohmann::json doc = g.to_json();
+  REQUIRE(nodes_of_kind(doc, "copy").size() == 6);
+  for (int block = 0; block < 6; ++block) {
+    const int fill = *g.find("diag.pad" + std::to_string(block)),
+              kernel = *g.find("diag." + std::to_string(block));
+    CHECK(g.node(fill).partition == block);
+    CHECK(predecessors_of(doc, kernel) == EdgeSet{{fill, kernel}});
+  }
+  weft::Executor executor(weft::test::with_virtual_devices(2, 3));
+  executor.run(g).wait().get();
+  for (std::size_t j = 0; j < ny; ++j)
+    for (std::size_t i = 0; i < nx; ++i) {
+      const double up_right = i + 1 < nx && j + 1 < ny ? a(i + 1, j + 1) : 0.0;
+      const double down_left = i > 0 && j > 0 ? b(i - 1, j - 1) : 0.0;
+      CAPTURE(i);
+      CAPTURE(j);
+      CHECK(out(i, j) == up_right - down_left);
+    }
+}
+
 TEST_CASE("GraphTensor.named_names_the_copies_and_the_finishing_node_by_role") {
   weft::Tensor<double, 1> x({3}, 1, 30), y({3}, 30);
   auto total = weft::make_reduction_result<double>(0.0);
@@ -649,10 +688,12 @@ TEST_CASE("GraphTensor.named_names_the_copies_and_the_finishing_node_by_role") {
   g.split([](auto& in, auto& out) { *out = *in.offset(0, 1); }, weft::concurrent_padded_access(x), y)
       .named("diff");
   g.then_reduce(y, total).named("total");
-  for (const char* name : {"diff.0", "diff.2", "diff.pad0to1", "diff.pad1to0", "diff.pad1to2", "diff.pad2to1",
-                           "total.0", "total.2", "total.finish"})
+  // diff.pad<b> fills block b's padding from its neighbours.
+  for (const char* name :
+       {"diff.0", "diff.2", "diff.pad0", "diff.pad1", "diff.pad2", "total.0", "total.2", "total.finish"})
     CHECK_MESSAGE(g.find(name).has_value(), name);
-  CHECK(g.node(*g.find("diff.pad2to1")).kind == weft::NodeKind::Copy);
+  CHECK(g.node(*g.find("diff.pad2")).kind == weft::NodeKind::Copy);
+  CHECK(g.node(*g.find("diff.pad2")).partition == 2);
   CHECK(g.node(*g.find("total.finish")).partition == -1);
 }
 

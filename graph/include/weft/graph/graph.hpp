@@ -412,7 +412,11 @@ class Graph {
   // as `split` (0: no tensor): unless both work on different blocks of
   // tensors split the same way.
   bool must_precede(NodeId before, std::uint64_t split, int block) const;
-  bool must_precede(NodeId before, const detail::NodeRecord& later) const;
+  // The same for `later`, which may touch several blocks: a padding copy
+  // between ranks reads one, a padding fill reads `fill_reads` (null:
+  // unknown, so every block).
+  bool must_precede(NodeId before, const detail::NodeRecord& later,
+                    const std::vector<std::int32_t>* fill_reads) const;
   // tensor operations (tensor_edges.cpp)
   void check_tensor_operands(const detail::PartitionedOp& op, const std::string& where) const;
   std::vector<std::vector<NodeId>> add_padding_copies(const detail::PartitionedOp& op, ExecutionKind kind,
@@ -429,11 +433,12 @@ class Graph {
   detail::CallableStore callables_;
   detail::BuildCursor cursor_;
   detail::PaddingLedger padding_;
-  std::vector<StreamWork> stream_works_;                 // GPU nodes' work (NodeRecord::aux)
-  std::vector<std::shared_ptr<const Graph>> subgraphs_;  // Subgraph nodes' graphs (NodeRecord::aux)
-  std::vector<std::uint64_t> splits_;                    // tensor splits (NodeRecord::split)
-  detail::NodeRanks ranks_;                              // distributed graphs: ranks and messages
-  std::function<bool()> predicate_;                      // set by conditional(); not kept by JSON
+  std::vector<StreamWork> stream_works_;                    // GPU nodes' work (NodeRecord::aux)
+  std::vector<std::shared_ptr<const Graph>> subgraphs_;     // Subgraph nodes' graphs (NodeRecord::aux)
+  std::vector<std::uint64_t> splits_;                       // tensor splits (NodeRecord::split)
+  std::map<NodeId, std::vector<std::int32_t>> fill_reads_;  // padding fills: the blocks each reads
+  detail::NodeRanks ranks_;                                 // distributed graphs: ranks and messages
+  std::function<bool()> predicate_;                         // set by conditional(); not kept by JSON
   bool conditional_ = false;
 };
 
