@@ -14,6 +14,10 @@
 //                              block, against the OpenMP FIM doing the same.
 //   eikonal_fim_skip           weft (strided) skipping quiet blocks against
 //                              weft visiting all: what skipping gains.
+//   *.contiguous_vs_aos        weft's contiguous layout against the same
+//                              OpenMP FIM over one array of {value, flag}
+//                              cells, as that layout stores them: what the
+//                              runtime costs, without the layout's cost.
 //
 // Sizes 1024^2 to 16384^2 where memory allows (--quick: 256^2; a size
 // whose fields would take over half the machine's memory is skipped,
@@ -70,11 +74,50 @@ constexpr std::size_t kBlocksPerSide = 8;
   std::exit(1);
 }
 
-// The FIM over plain arrays (value and flag arrays, two of each), the same
-// passes as weft::eikonal::Solver: Jacobi, the same local solver and band,
-// quiet tiles skipped by the same rule, until a pass changes nothing. Dims 3
-// adds the z axis; the 2D loops are those of Dims 2 alone.
-template <class T, std::size_t Dims = 2>
+// How the OpenMP FIM stores a field: a value array and a flag array
+// (struct of arrays, as weft's strided layout), or one array of {value,
+// flag} cells (array of structures, as weft's contiguous layout: 16 bytes a
+// double cell against 12).
+template <class T>
+struct FieldArrays {
+  std::vector<T> value_array;
+  std::vector<int> flag_array;
+  void assign(std::size_t n) {
+    value_array.assign(n, T(0));
+    flag_array.assign(n, 0);
+  }
+  struct Cells {
+    T* values;
+    int* flags;
+    T& value(std::size_t at) const { return values[at]; }
+    int& flag(std::size_t at) const { return flags[at]; }
+  };
+  Cells cells() { return {value_array.data(), flag_array.data()}; }
+  T value(std::size_t at) const { return value_array[at]; }
+};
+
+template <class T>
+struct FieldCells {
+  struct Cell {
+    T value;
+    int flag;
+  };
+  std::vector<Cell> cell_array;
+  void assign(std::size_t n) { cell_array.assign(n, Cell{T(0), 0}); }
+  struct Cells {
+    Cell* at_;
+    T& value(std::size_t at) const { return at_[at].value; }
+    int& flag(std::size_t at) const { return at_[at].flag; }
+  };
+  Cells cells() { return {cell_array.data()}; }
+  T value(std::size_t at) const { return cell_array[at].value; }
+};
+
+// The FIM over plain arrays (two fields), the same passes as
+// weft::eikonal::Solver: Jacobi, the same local solver and band, quiet
+// tiles skipped by the same rule, until a pass changes nothing. Dims 3 adds
+// the z axis; the 2D loops are those of Dims 2 alone.
+template <class T, std::size_t Dims = 2, class Field = FieldArrays<T>>
 class OpenMpFim {
  public:
   OpenMpFim(const Problem& p, int threads) : p_(p), threads_(threads), n_(p.nx * p.ny * p.nz) {
@@ -82,10 +125,7 @@ class OpenMpFim {
     bx_ = grid[0];
     by_ = grid[1];
     bz_ = Dims == 3 ? grid[Dims - 1] : 1;
-    for (int k = 0; k < 2; ++k) {
-      value_[k].assign(n_, T(0));
-      changed_[k].assign(n_, 0);
-    }
+    for (Field& f : field_) f.assign(n_);
     for (std::size_t t = 0; t <= bx_; ++t) x_edge_.push_back(t * p.nx / bx_);
     // row_tile_[row]: the tile row (y tile + z tile * by) of row j + k ny.
     std::vector<std::size_t> y_tile, z_tile;
@@ -106,13 +146,14 @@ class OpenMpFim {
     const T inf = std::numeric_limits<T>::infinity();
     const std::size_t source = (p_.sz() * p_.ny + p_.sy()) * p_.nx + p_.sx();
     const std::size_t rows = p_.ny * p_.nz;
+    const auto a = field_[0].cells(), b = field_[1].cells();
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t i = 0; i < p_.nx; ++i) {
         const std::size_t at = r * p_.nx + i;
-        value_[0][at] = value_[1][at] = at == source ? T(0) : inf;
-        changed_[0][at] = at == source ? 1 : 0;
-        changed_[1][at] = 0;
+        a.value(at) = b.value(at) = at == source ? T(0) : inf;
+        a.flag(at) = at == source ? 1 : 0;
+        b.flag(at) = 0;
       }
     }
     std::fill(before_.begin(), before_.end(), 0);
@@ -128,7 +169,8 @@ class OpenMpFim {
     while (pass()) ++changing;
     return changing;
   }
-  const std::vector<T>& values() const { return value_[current_]; }
+  // The converged distance of cell `at` (x fastest, then y, then z).
+  T value(std::size_t at) const { return field_[current_].value(at); }
 
  private:
   std::size_t tile_of(std::size_t i, std::size_t row) const {
@@ -166,13 +208,11 @@ class OpenMpFim {
     const T h = static_cast<T>(p_.h());
     const T limit = static_cast<T>(static_cast<double>(p_.band) * p_.h());
     const std::size_t nx = p_.nx, ny = p_.ny, nz = p_.nz, plane = nx * ny, rows = ny * nz;
-    const T* value = value_[current_].data();
-    const int* changed = changed_[current_].data();
-    T* next_value = value_[1 - current_].data();
-    int* next_changed = changed_[1 - current_].data();
+    const auto read = field_[current_].cells(), write = field_[1 - current_].cells();
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::size_t r = 0; r < rows; ++r) {
       const std::size_t j = Dims == 2 ? r : r % ny, k = Dims == 2 ? 0 : r / ny;
+      const auto in = read, out = write;  // the thread's own copies of the pointers
       const std::size_t tile_row = row_tile_[r] * bx_;
       for (std::size_t tx = 0; tx < bx_; ++tx) {
         if (active_[tile_row + tx] == 0) continue;
@@ -180,14 +220,14 @@ class OpenMpFim {
         for (std::size_t i = x_edge_[tx]; i < x_edge_[tx + 1]; ++i) {
           const std::size_t at = r * nx + i;
           const bool w = i > 0, e = i + 1 < nx, s = j > 0, n = j + 1 < ny;
-          T v = value[at];
+          T v = in.value(at);
           int c = 0;
           if constexpr (Dims == 2) {
-            if ((w && changed[at - 1]) || (e && changed[at + 1]) || (s && changed[at - nx]) ||
-                (n && changed[at + nx])) {
+            if ((w && in.flag(at - 1)) || (e && in.flag(at + 1)) || (s && in.flag(at - nx)) ||
+                (n && in.flag(at + nx))) {
               const T solved = weft::eikonal::godunov_update(
-                  std::fmin(w ? value[at - 1] : inf, e ? value[at + 1] : inf),
-                  std::fmin(s ? value[at - nx] : inf, n ? value[at + nx] : inf), h);
+                  std::fmin(w ? in.value(at - 1) : inf, e ? in.value(at + 1) : inf),
+                  std::fmin(s ? in.value(at - nx) : inf, n ? in.value(at + nx) : inf), h);
               if (solved < v && solved <= limit) {
                 v = solved;
                 c = 1;
@@ -195,20 +235,20 @@ class OpenMpFim {
             }
           } else {
             const bool b = k > 0, a = k + 1 < nz;
-            if ((w && changed[at - 1]) || (e && changed[at + 1]) || (s && changed[at - nx]) ||
-                (n && changed[at + nx]) || (b && changed[at - plane]) || (a && changed[at + plane])) {
+            if ((w && in.flag(at - 1)) || (e && in.flag(at + 1)) || (s && in.flag(at - nx)) ||
+                (n && in.flag(at + nx)) || (b && in.flag(at - plane)) || (a && in.flag(at + plane))) {
               const T solved = weft::eikonal::godunov_update(
-                  std::fmin(w ? value[at - 1] : inf, e ? value[at + 1] : inf),
-                  std::fmin(s ? value[at - nx] : inf, n ? value[at + nx] : inf),
-                  std::fmin(b ? value[at - plane] : inf, a ? value[at + plane] : inf), h);
+                  std::fmin(w ? in.value(at - 1) : inf, e ? in.value(at + 1) : inf),
+                  std::fmin(s ? in.value(at - nx) : inf, n ? in.value(at + nx) : inf),
+                  std::fmin(b ? in.value(at - plane) : inf, a ? in.value(at + plane) : inf), h);
               if (solved < v && solved <= limit) {
                 v = solved;
                 c = 1;
               }
             }
           }
-          next_value[at] = v;
-          next_changed[at] = c;
+          out.value(at) = v;
+          out.flag(at) = c;
           any |= c;
         }
         if (any != 0) std::atomic_ref<int>(tile_changed_[tile_row + tx]).store(1, std::memory_order_relaxed);
@@ -221,8 +261,7 @@ class OpenMpFim {
   Problem p_;
   int threads_;
   std::size_t n_, bx_ = 1, by_ = 1, bz_ = 1;
-  std::vector<T> value_[2];
-  std::vector<int> changed_[2];
+  Field field_[2];
   std::vector<std::size_t> x_edge_, row_tile_;
   std::vector<int> active_, tile_changed_, before_;
   bool skip_ = true;
@@ -244,12 +283,12 @@ struct Contender {
 };
 
 template <class T>
-std::string first_difference(const Problem& p, const std::vector<T>& expected, const auto& value_at) {
+std::string first_difference(const Problem& p, const auto& expected, const auto& value_at) {
   using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
   for (std::size_t k = 0; k < p.nz; ++k) {
     for (std::size_t j = 0; j < p.ny; ++j) {
       for (std::size_t i = 0; i < p.nx; ++i) {
-        const T got = value_at(i, j, k), want = expected[(k * p.ny + j) * p.nx + i];
+        const T got = value_at(i, j, k), want = expected.value((k * p.ny + j) * p.nx + i);
         if (std::bit_cast<Bits>(got) != std::bit_cast<Bits>(want))
           return "cell (" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) +
                  "): " + std::to_string(got) + " against OpenMP's " + std::to_string(want);
@@ -282,6 +321,9 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
   OpenMpFim<T, Dims> omp(p, opt.threads);
   weft::eikonal::Solver<T, weft::StridedView, weft::eikonal::HostPlace, Dims> strided(p);
   weft::eikonal::Solver<T, weft::ContiguousView, weft::eikonal::HostPlace, Dims> contiguous(p);
+  OpenMpFim<T, Dims, FieldCells<T>> omp_aos(p, opt.threads);
+  // Per mode (skipping, then visiting all): OpenMP, strided, contiguous, OpenMP-AoS.
+  constexpr std::size_t kPerMode = 4;
   std::vector<Contender> contenders;
   for (const bool skip : {true, false}) {
     const std::string mode = skip ? "" : " visit-all";
@@ -298,6 +340,8 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
                             contiguous.reset();
                           },
                           [&contiguous, &executor] { return contiguous.run(executor); }});
+    contenders.push_back({"OpenMP-AoS" + mode, [&omp_aos, skip] { omp_aos.reset(skip); },
+                          [&omp_aos] { return omp_aos.run(); }});
   }
   const bool large = p.nx * p.ny * p.nz >= std::size_t{4096} * 4096;
   const int rounds = std::max(1, large ? std::min(3, opt.repetitions) : opt.repetitions);
@@ -310,25 +354,30 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
       const double s = weft::bench::seconds([&] { passes[k] = ct.run(); });
       if (round > 0) ct.best = std::min(ct.best, s);
       // Verify while the contender's field is there: each against the OpenMP FIM.
-      if (round == rounds && k % 3 != 0) {
+      const std::size_t role = k % kPerMode;
+      if (round == rounds && role != 0) {
         omp.reset(true);
         const long omp_passes = omp.run();
         if (passes[k] != omp_passes)
           fail(ct.name + " took " + std::to_string(passes[k]) + " changing passes, OpenMP " +
                std::to_string(omp_passes));
-        const std::string difference =
-            k % 3 == 1
-                ? first_difference<T>(p, omp.values(),
-                                      [&](auto i, auto j, auto z) { return strided.distance(i, j, z); })
-                : first_difference<T>(p, omp.values(),
-                                      [&](auto i, auto j, auto z) { return contiguous.distance(i, j, z); });
+        std::string difference;
+        if (role == 1)
+          difference =
+              first_difference<T>(p, omp, [&](auto i, auto j, auto z) { return strided.distance(i, j, z); });
+        if (role == 2)
+          difference = first_difference<T>(
+              p, omp, [&](auto i, auto j, auto z) { return contiguous.distance(i, j, z); });
+        if (role == 3)
+          difference = first_difference<T>(
+              p, omp, [&](auto i, auto j, auto z) { return omp_aos.value((z * p.ny + j) * p.nx + i); });
         if (!difference.empty())
           fail(ct.name + " " + c.precision + " " + std::to_string(n) + "^2 differs from the OpenMP FIM at " +
                difference);
       }
     }
   }
-  if (passes[0] != passes[3]) fail("the OpenMP FIM took different passes with and without skipping");
+  if (passes[0] != passes[kPerMode]) fail("the OpenMP FIM took different passes with and without skipping");
 
   const weft::Extents<Dims> blocks = p.block_grid<Dims>();
   std::string grid = std::to_string(blocks[0]);
@@ -343,23 +392,27 @@ void solve_size(const Options& opt, Reporter& out, const Case& c, std::size_t n)
               {"weft", ms(contenders[1])}, {"OpenMP", ms(contenders[0])});
   out.compare("eikonal_fim" + dims + ".contiguous", params + " goal<=1.053", "ms/solve",
               {"weft", ms(contenders[2])}, {"OpenMP", ms(contenders[0])});
+  out.compare("eikonal_fim" + dims + ".contiguous_vs_aos", params, "ms/solve", {"weft", ms(contenders[2])},
+              {"OpenMP-AoS", ms(contenders[3])});
   out.compare("eikonal_fim" + dims + "_visit_all.strided", params + " goal<=1.053", "ms/solve",
-              {"weft", ms(contenders[4])}, {"OpenMP", ms(contenders[3])});
+              {"weft", ms(contenders[5])}, {"OpenMP", ms(contenders[4])});
   out.compare("eikonal_fim" + dims + "_visit_all.contiguous", params + " goal<=1.053", "ms/solve",
-              {"weft", ms(contenders[5])}, {"OpenMP", ms(contenders[3])});
+              {"weft", ms(contenders[6])}, {"OpenMP", ms(contenders[4])});
+  out.compare("eikonal_fim" + dims + "_visit_all.contiguous_vs_aos", params, "ms/solve",
+              {"weft", ms(contenders[6])}, {"OpenMP-AoS", ms(contenders[7])});
   out.compare("eikonal_fim" + dims + "_skip", params + " lower=better", "ms/solve",
-              {"skip", ms(contenders[1])}, {"visit-all", ms(contenders[4])});
+              {"skip", ms(contenders[1])}, {"visit-all", ms(contenders[5])});
 }
 
 // Table 5 goes up to 16k^2 where memory allows: a size runs when its fields
-// (two per weft layout, two value and flag arrays for OpenMP) take at most
-// half of the machine's memory.
+// (two per weft layout and per OpenMP FIM) take at most half of the
+// machine's memory.
 template <class T>
 bool fits_in_memory(std::size_t cells, const char* what) {
   using weft::eikonal::Cell;
-  const double per_cell =
-      2.0 * (weft::element_storage<Cell<T, weft::StridedView>>::element_bytes +
-             weft::element_storage<Cell<T, weft::ContiguousView>>::element_bytes + sizeof(T) + sizeof(int));
+  const double per_cell = 2.0 * (weft::element_storage<Cell<T, weft::StridedView>>::element_bytes +
+                                 weft::element_storage<Cell<T, weft::ContiguousView>>::element_bytes +
+                                 sizeof(T) + sizeof(int) + sizeof(typename FieldCells<T>::Cell));
   const double need = per_cell * static_cast<double>(cells);
   const double have =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
