@@ -190,6 +190,33 @@ TEST_CASE("cuda.tensor.boundary_and_reductions_on_the_gpu_equal_the_host") {
 
 namespace {
 
+// A reduction's map as GPUs need it: a functor callable on the device.
+struct Twice {
+  WEFT_HOST_DEVICE double operator()(double v) const { return 2.0 * v; }
+};
+
+}  // namespace
+
+TEST_CASE("cuda.tensor.a_reduction_with_a_map_equals_the_host") {
+  if (!weft::test::gpu_present()) return;
+  Grid host({1, 2}, {1, 2}, 2, 64, 48);
+  Grid gpu(weft::cuda_memory, {1, 2}, {1, 2}, 2, 64, 48);
+  fill(host);  // multiples of 0.5 below 51: doubled, every sum is still exact
+  weft::deep_copy(gpu, host);
+  auto host_sum = weft::make_reduction_result<double>(0.0),
+       gpu_sum = weft::make_reduction_result<double>(0.0);
+  weft::Graph on_host, on_gpu;
+  on_host.reduce(host, host_sum, weft::SumReducer(), Twice{});
+  on_gpu.reduce(gpu, gpu_sum, weft::SumReducer(), Twice{});
+  weft::Executor executor;
+  executor.run(on_host).wait().get();
+  executor.run(on_gpu).wait().get();
+  CHECK(gpu_sum.value() == host_sum.value());
+  CHECK(host_sum.value() > 0.0);
+}
+
+namespace {
+
 // x <- 0.5 x + 1 in place, reading only its own cell.
 struct HalfPlusOne {
   template <class It>

@@ -212,6 +212,35 @@ TEST_CASE("GraphTensor.listing11_exclusive_padded_access_builds_figure9") {
   }
 }
 
+TEST_CASE("GraphTensor.reduce_with_a_map_folds_a_value_computed_per_cell") {
+  weft::Tensor<int, 2> t({2, 3}, 9, 7);
+  auto sum_of_squares = weft::make_reduction_result<long>(0);
+  auto largest_magnitude = weft::make_reduction_result<int>(0);
+  weft::Graph g;
+  g.split(
+       [](auto& it) {
+         *it = static_cast<int>((it.global_index(0) * 31 + it.global_index(1) * 17) % 23) - 11;
+       },
+       t)
+      .then_reduce(t, sum_of_squares, weft::SumReducer(), [](int v) { return static_cast<long>(v) * v; })
+      .then_reduce(t, largest_magnitude, weft::MaxReducer(), [](const int& v) { return v < 0 ? -v : v; });
+  // No tensor between the map and the fold: a node per block and the finishing one.
+  CHECK(nodes_of_kind(g.to_json(), "reduce").size() == 2 * (6 + 1));
+  weft::Executor executor(weft::test::with_virtual_devices(2, 3));
+  executor.run(g).wait().get();
+  long squares = 0;
+  int magnitude = 0;
+  for (int j = 0; j < 7; ++j) {
+    for (int i = 0; i < 9; ++i) {
+      const int v = (i * 31 + j * 17) % 23 - 11;
+      squares += static_cast<long>(v) * v;
+      magnitude = std::max(magnitude, v < 0 ? -v : v);
+    }
+  }
+  CHECK(sum_of_squares.value() == squares);
+  CHECK(largest_magnitude.value() == magnitude);
+}
+
 TEST_CASE("GraphTensor.then_split_after_split_links_same_partitions_only") {
   weft::Tensor<int, 2> t({1, 3}, 6, 6);
   weft::Graph g;
@@ -392,6 +421,42 @@ std::vector<double> drift(std::size_t n, int passes) {
 }
 
 }  // namespace
+
+// The fastest particle's squared speed, by a reduce whose map reads each
+// cell through its layout.
+template <class Layout>
+double fastest_squared_speed(std::size_t n) {
+  weft::Tensor<Particle<Layout>, 1> particles({4}, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto p = particles(i);
+    for (std::size_t d = 0; d < 3; ++d) p.velocity(d) = static_cast<double>((i * 13 + d * 7) % 19) * 0.125;
+  }
+  auto fastest = weft::make_reduction_result<double>(0.0);
+  weft::Graph g;
+  g.reduce(particles, fastest, weft::MaxReducer(), [](auto particle) {
+    double squared = 0.0;
+    for (std::size_t d = 0; d < 3; ++d) squared += particle.velocity(d) * particle.velocity(d);
+    return squared;
+  });
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(g).wait().get();
+  return fastest.value();
+}
+
+TEST_CASE("GraphTensor.reduce_maps_cells_of_either_layout") {
+  constexpr std::size_t n = 301;
+  double expected = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double squared = 0.0;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const double v = static_cast<double>((i * 13 + d * 7) % 19) * 0.125;
+      squared += v * v;
+    }
+    expected = std::max(expected, squared);
+  }
+  CHECK(fastest_squared_speed<weft::StridedView>(n) == expected);
+  CHECK(fastest_squared_speed<weft::ContiguousView>(n) == expected);
+}
 
 TEST_CASE("GraphTensor.struct_of_arrays_and_array_of_structs_give_identical_results") {
   constexpr std::size_t n = 301;

@@ -116,4 +116,13 @@ struct MinReducer<void> {
   }
 };
 
+// What Graph::reduce folds when it is given no map: each cell itself
+// (converted to the result's type by the reduction).
+struct CellItself {
+  template <class Cell>
+  WEFT_HOST_DEVICE constexpr Cell&& operator()(Cell&& cell) const noexcept {
+    return static_cast<Cell&&>(cell);
+  }
+};
+
 }  // namespace weft

@@ -146,8 +146,13 @@ PartitionedOp make_boundary(const Tensor<T, D>& tensor, Loader loader) {
   return op;
 }
 
-template <bool Cuda, class T, std::size_t D, class R, class Reducer>
-PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, const Reducer& reducer) {
+template <bool Cuda, class T, std::size_t D, class R, class Reducer, class Map = CellItself>
+PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, const Reducer& reducer,
+                          const Map& map = {}) {
+  static_assert(
+      std::is_invocable_v<const Map&, decltype(*std::declval<typename Tensor<T, D>::Iterator&>())>,
+      "Graph::reduce: the map must take a cell, as *it gives it (a copy, or a const reference), and "
+      "return the value to fold");
   PartitionedOp op;
   op.operation = "reduce";
   op.kind = NodeKind::Reduce;
@@ -158,10 +163,10 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
   auto partials = std::make_shared<std::vector<CacheAligned<R>>>(blocks);
   for (std::size_t b = 0; b < blocks; ++b) {
     op.works.push_back(NodeWork::make(
-        [tensor, partials, reducer](std::size_t block) {
+        [tensor, partials, reducer, map](std::size_t block) {
           R partial;
           reducer.init(partial);
-          auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(*it)); };
+          auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(map(*it))); };
           run_block_kernel(block, fold, tensor);
           (*partials)[block].value = partial;
         },
@@ -188,8 +193,8 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
                                 [pinned_space, bytes](R* p) { pinned_space.deallocate(p, bytes); });
       for (std::size_t b = 0; b < blocks; ++b) {
         op.gpu_works.push_back(StreamWork::make(
-            [tensor, reducer, pinned](GpuStream s, std::size_t block) {
-              cuda::launch_block_reduce<R>(s.stream, tensor, block, reducer, pinned.get() + block);
+            [tensor, reducer, map, pinned](GpuStream s, std::size_t block) {
+              cuda::launch_block_reduce<R>(s.stream, tensor, block, reducer, pinned.get() + block, map);
             },
             b));
       }

@@ -5,7 +5,8 @@
 //   launch_block_boundary   load_boundary on every interior cell of the
 //                           block: the loader fills the padding beyond the
 //                           tensor's edges, as Graph::boundary does on the host.
-//   launch_block_reduce     folds the block's interior cells with the reducer
+//   launch_block_reduce     folds the block's interior cells (map(cell) of
+//                           each, the cell itself by default) with the reducer
 //                           and writes the block's partial into page-locked
 //                           host memory (weft::cuda::parallel_reduce); the
 //                           graph's finishing host node joins the partials.
@@ -38,16 +39,18 @@ struct BoundaryCell {
   }
 };
 
-// f(i[, j[, k]], partial) for parallel_reduce over a block's interior.
-template <class T, std::size_t D, class R, class Reducer>
+// f(i[, j[, k]], partial) for parallel_reduce over a block's interior: folds
+// map(cell) of each cell.
+template <class T, std::size_t D, class R, class Reducer, class Map>
 struct BlockFold {
   BlockSpace<D> space;
   BlockPlace<D> place;
   Reducer reducer;
+  Map map;
 
   WEFT_HOST_DEVICE void fold(const Extents<D>& local, R& partial) const {
     const IndexedIterator<T, D> it(space, place, space.linear(local));
-    reducer.join(partial, static_cast<R>(*it));
+    reducer.join(partial, static_cast<R>(map(*it)));
   }
   WEFT_HOST_DEVICE void operator()(std::int64_t i, R& partial) const requires(D == 1) {
     fold(Extents<D>{static_cast<std::size_t>(i)}, partial);
@@ -70,12 +73,12 @@ void launch_block_boundary(CudaStream stream, const Tensor<T, D>& tensor, std::s
   Kernel<detail::BoundaryCell<Loader>>{{loader}}.launch(stream, block, tensor);
 }
 
-template <class R, class T, std::size_t D, class Reducer>
+template <class R, class T, std::size_t D, class Reducer, class Map = CellItself>
 void launch_block_reduce(CudaStream stream, const Tensor<T, D>& tensor, std::size_t block,
-                         const Reducer& reducer, R* pinned_partial) {
+                         const Reducer& reducer, R* pinned_partial, const Map& map = {}) {
   static_assert(D >= 1 && D <= 3, "GPU reductions over tensors of 1, 2 or 3 dimensions");
   const BlockSpace<D>& space = tensor.block_space(block);
-  const detail::BlockFold<T, D, R, Reducer> fold{space, tensor.block_place(block), reducer};
+  const detail::BlockFold<T, D, R, Reducer, Map> fold{space, tensor.block_place(block), reducer, map};
   if constexpr (D == 1) {
     parallel_reduce(stream, RangePolicy<std::int64_t>(0, static_cast<std::int64_t>(space.extent[0])), fold,
                     reducer, PinnedHostSlot<R>{pinned_partial});
