@@ -2,8 +2,8 @@
 // The 2D Euler solver as a weft graph (Ripple Listing 12). One run of the
 // graph is one time step:
 //
-//   split       wave speeds of every cell of `in`          (max |u| + c)
-//   then_reduce their maximum                              (one node per partition + finish)
+//   reduce      the largest wave speed (max |u| + c) of     (one node per partition + finish)
+//               the cells of `in`, with WaveSpeed as map
 //   then        the time step from the CFL condition
 //   then_boundary  padding beyond the edges of `in`        (zero gradient: waves leave)
 //   then_split  x sweep in -> out, FORCE fluxes            (concurrent_padded_access(in))
@@ -67,12 +67,15 @@ struct StepInfo {
   double end_time = 0.0;  // the time step is cut so as not to pass it (0: none)
 };
 
-// The step's kernels. set_wave_speed: the fastest signal at a cell.
-struct SetWaveSpeed {
-  template <class CellIt, class SpeedIt>
-  WEFT_HOST_DEVICE void operator()(CellIt& cell, SpeedIt& speed, double gamma) const {
-    using Owned = typename std::remove_cvref_t<decltype(*cell)>::Owned;
-    *speed = max_wave_speed(read_only<Owned>(*cell), gamma);
+// The step's kernels. WaveSpeed: the fastest signal at a cell, which the
+// time step's reduction folds as it goes (Ripple's Listing 12 writes it to
+// a tensor first and reduces that: a pass more over the grid).
+struct WaveSpeed {
+  double gamma;
+  template <class Cell>
+  WEFT_HOST_DEVICE double operator()(const Cell& cell) const {
+    using Owned = typename std::remove_cvref_t<Cell>::Owned;
+    return max_wave_speed(read_only<Owned>(cell), gamma);
   }
 };
 
@@ -139,7 +142,6 @@ class Solver {
       : config_(config),
         in_(make_field<Cell>(config, Gpu, 1)),
         out_(make_field<Cell>(config, Gpu, 1)),
-        wave_speeds_(make_field<double>(config, Gpu, 0)),
         max_wave_speed_(make_reduction_result<double>(0.0)),
         info_(make_step_info()) {
     // The initial state is set on the host (a host twin of the field on
@@ -246,8 +248,7 @@ class Solver {
     const double cfl = config_.cfl;
 
     graph_ = Graph(kind);
-    graph_.split(step_kernel<Gpu>(SetWaveSpeed{}), in_, wave_speeds_, gamma).named("wave_speeds");
-    graph_.then_reduce(wave_speeds_, max_wave_speed_, MaxReducer()).named("max_wave_speed");
+    graph_.reduce(in_, max_wave_speed_, MaxReducer(), WaveSpeed{gamma}).named("max_wave_speed");
     graph_
         .then(ExecutionKind::Cpu,
               [max_speed, state, cfl, h]() mutable {
@@ -278,7 +279,6 @@ class Solver {
   SolverConfig config_;
   Field in_, out_;
   Field host_;  // on GPUs: the field's host twin (see sync_host)
-  Tensor<double, 2> wave_speeds_;
   ReductionResult<double> max_wave_speed_;
   std::shared_ptr<StepInfo> info_;
   std::function<void(const StepInfo&)> on_step_;
