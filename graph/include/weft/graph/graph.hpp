@@ -306,44 +306,31 @@ class Graph {
   // block's interior cells into the result's slot for that block, then a
   // finishing Reduce node joins the slots into result (Figure 4). The value
   // of a cell is converted to R. then_reduce: after the last level.
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
-  Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
-    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind_, false);
-  }
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
-  Graph& reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
-                Reducer reducer = {}) {
-    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind, false);
-  }
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
-  Graph& then_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}) {
-    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind_, true);
-  }
-  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, bool Cuda = detail::compiling_cuda>
-  Graph& then_reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
-                     Reducer reducer = {}) {
-    return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer), kind, true);
-  }
-  // reduce(tensor, result, reducer, map): the same, folding map(cell) for
-  // each cell (map takes what *it gives), so that a value computed per cell
-  // needs no tensor of its own: Kokkos' parallel_reduce with a functor. On
-  // GPUs map must be a WEFT_HOST_DEVICE functor.
-  template <class T, std::size_t D, class R, class Reducer, class Map, bool Cuda = detail::compiling_cuda>
-  Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer, Map map) {
+  // With a map, map(cell) is folded instead (map takes what *it gives), so
+  // that a value computed per cell needs no tensor of its own: Kokkos'
+  // parallel_reduce with a functor. On GPUs map must be a WEFT_HOST_DEVICE
+  // functor.
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, class Map = CellItself,
+            bool Cuda = detail::compiling_cuda>
+  Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}, Map map = {}) {
     return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer, map), kind_, false);
   }
-  template <class T, std::size_t D, class R, class Reducer, class Map, bool Cuda = detail::compiling_cuda>
-  Graph& reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer,
-                Map map) {
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, class Map = CellItself,
+            bool Cuda = detail::compiling_cuda>
+  Graph& reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
+                Reducer reducer = {}, Map map = {}) {
     return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer, map), kind, false);
   }
-  template <class T, std::size_t D, class R, class Reducer, class Map, bool Cuda = detail::compiling_cuda>
-  Graph& then_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer, Map map) {
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, class Map = CellItself,
+            bool Cuda = detail::compiling_cuda>
+  Graph& then_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {},
+                     Map map = {}) {
     return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer, map), kind_, true);
   }
-  template <class T, std::size_t D, class R, class Reducer, class Map, bool Cuda = detail::compiling_cuda>
+  template <class T, std::size_t D, class R, class Reducer = SumReducer<>, class Map = CellItself,
+            bool Cuda = detail::compiling_cuda>
   Graph& then_reduce(ExecutionKind kind, const Tensor<T, D>& tensor, ReductionResult<R>& result,
-                     Reducer reducer, Map map) {
+                     Reducer reducer = {}, Map map = {}) {
     return add_partitioned(detail::make_reduce<Cuda>(tensor, result, reducer, map), kind, true);
   }
 
