@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -239,6 +240,41 @@ TEST_CASE("GraphTensor.reduce_with_a_map_folds_a_value_computed_per_cell") {
   }
   CHECK(sum_of_squares.value() == squares);
   CHECK(largest_magnitude.value() == magnitude);
+}
+
+TEST_CASE("GraphTensor.a_large_block_reduces_on_every_worker_to_the_same_bits") {
+  // One block of 300 x 300 floats: its rows are shared between the workers
+  // in chunks, each folded on its own and the chunks joined in order. A
+  // float sum depends on that order, so equal bits on 1, 2 and 3 workers
+  // say the order is the plan's, not the timing's.
+  weft::Tensor<float, 2> t({1, 1}, 300, 300);
+  for (std::size_t j = 0; j < 300; ++j)
+    for (std::size_t i = 0; i < 300; ++i) t(i, j) = 1.0f / static_cast<float>(1 + (i * 7 + j * 13) % 101);
+  float expected = 0.0f;
+  const weft::BlockRowChunks plan(300, 300);
+  REQUIRE(plan.count() > 2);
+  for (std::size_t c = 0; c < plan.count(); ++c) {
+    float chunk = 0.0f;
+    for (std::size_t j = plan.first_row(c); j < plan.last_row(c); ++j)
+      for (std::size_t i = 0; i < 300; ++i) chunk += t(i, j);
+    expected += chunk;
+  }
+  struct AnyOf {
+    void init(bool& v) const { v = false; }
+    void join(bool& into, const bool& from) const { into = into || from; }
+  };
+  for (int workers : {1, 2, 3}) {
+    auto sum = weft::make_reduction_result<float>(0.0f);
+    auto any_large = weft::make_reduction_result<bool>(false);  // a bool per chunk, never packed
+    weft::Graph g;
+    g.reduce(t, sum, weft::SumReducer()).reduce(t, any_large, AnyOf{}, [](float v) { return v > 0.99f; });
+    weft::Executor executor(weft::test::cpu_only(workers));
+    for (int run = 0; run < 3; ++run) {
+      executor.run(g).wait().get();
+      CHECK(std::bit_cast<std::uint32_t>(sum.value()) == std::bit_cast<std::uint32_t>(expected));
+      CHECK(any_large.value());
+    }
+  }
 }
 
 TEST_CASE("GraphTensor.then_split_after_split_links_same_partitions_only") {

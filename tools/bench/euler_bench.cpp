@@ -226,8 +226,9 @@ void partitioning_overhead_on(int threads, const Options& opt, Reporter& out) {
 
 void partitioning_overhead(const Options& opt, Reporter& out) {
   partitioning_overhead_on(opt.threads, opt, out);
-  // With more than one worker a single partition leaves the others idle in
-  // the sweeps; on one worker only the cost of partitioning remains.
+  // With more than one worker a single partition's nodes share their rows
+  // with the others (docs/tensors.md), so this sets the two ways of using
+  // them side by side; on one worker only the cost of partitioning remains.
   if (opt.threads > 1) partitioning_overhead_on(1, opt, out);
 }
 

@@ -192,34 +192,94 @@ void run_block_kernel(std::size_t block, F& kernel, Args&... args) {
   run_block_rows(block, 0, block_rows(block, args...), kernel, args...);
 }
 
-// The whole block, its rows shared with the other CPU workers when the
-// calling thread is a worker and the block is large (what a split node does:
-// a tensor in one partition still uses every core). Rows go in chunks of
-// about kBlockChunkCells cells; each cell is computed as in the serial form,
-// so for kernels that write only their own cell (and read cells nobody
-// writes) the result does not depend on how the rows were shared. The
-// kernel may then run on several threads at once, for different cells.
-// In-place kernels that read neighbours they also write must use
-// run_block_kernel (graphs do for exclusive_padded_access).
+// How a block's rows are cut into chunks when they are shared: chunks of
+// about kBlockChunkCells cells, except the last rows, cut in chunks that
+// halve down to one row, so that workers finishing a block together wait
+// for each other about a row at most (as guided scheduling ends). The plan
+// depends only on the rows and their length, never on the workers or on
+// timing: a reduction that folds chunk by chunk and joins the chunks in
+// order gives the same result on any executor.
 inline constexpr std::size_t kParallelBlockCells = 16384;
 inline constexpr std::size_t kBlockChunkCells = 4096;
 
+class BlockRowChunks {
+ public:
+  BlockRowChunks(std::size_t rows, std::size_t row_cells) noexcept
+      : rows_(rows),
+        per_chunk_(std::max<std::size_t>(1, kBlockChunkCells / std::max<std::size_t>(1, row_cells))) {
+    const std::size_t tail = std::min(rows, 2 * per_chunk_);
+    const std::size_t body = rows - tail;
+    body_chunks_ = (body + per_chunk_ - 1) / per_chunk_;
+    // Halving: ceil(left / 2) each, so at most 2 + log2(tail) chunks.
+    for (std::size_t first = body, left = tail; left > 0; ++tail_chunks_) {
+      tail_first_[tail_chunks_] = first;
+      const std::size_t take = (left + 1) / 2;
+      first += take;
+      left -= take;
+    }
+  }
+
+  std::size_t count() const noexcept { return body_chunks_ + tail_chunks_; }
+  std::size_t rows() const noexcept { return rows_; }
+  // Chunk c holds rows [first_row(c), last_row(c)).
+  std::size_t first_row(std::size_t c) const noexcept {
+    return c < body_chunks_ ? c * per_chunk_ : tail_first_[c - body_chunks_];
+  }
+  std::size_t last_row(std::size_t c) const noexcept { return c + 1 < count() ? first_row(c + 1) : rows_; }
+
+ private:
+  std::size_t rows_, per_chunk_, body_chunks_ = 0, tail_chunks_ = 0;
+  std::size_t tail_first_[2 + 8 * sizeof(std::size_t)] = {};
+};
+
+template <class... Args>
+BlockRowChunks block_row_chunks(std::size_t block, const Args&... args) {
+  return BlockRowChunks(block_rows(block, args...),
+                        detail::first_tensor(args...).block_space(block).extent[0]);
+}
+
+// Calls chunk(c) for every chunk c of `plan` (a block's rows, `row_cells`
+// cells each), on the calling thread and, when shares_rows() (it is a CPU
+// worker among others and the block is large), on helper jobs of the other
+// workers too (parallel_for): chunks may then run concurrently, in any
+// order. Returns when all have run.
+inline bool shares_rows(const BlockRowChunks& plan, std::size_t row_cells) noexcept {
+  const WorkerContext* worker = Executor::current_worker();
+  return worker != nullptr && plan.count() >= 2 && plan.rows() * row_cells >= kParallelBlockCells &&
+         worker->executor().cpu_worker_count() >= 2;
+}
+
+template <class Chunk>
+void for_each_row_chunk(const BlockRowChunks& plan, std::size_t row_cells, const Chunk& chunk) {
+  if (!shares_rows(plan, row_cells)) {
+    for (std::size_t c = 0; c < plan.count(); ++c) chunk(c);
+    return;
+  }
+  Executor& executor = Executor::current_worker()->executor();
+  parallel_for(RangePolicy(executor, std::size_t{0}, plan.count()).chunk_size(1), chunk);
+}
+
+// The whole block, its rows shared with the other CPU workers when the
+// calling thread is a worker and the block is large (what a split node does:
+// a tensor in one partition still uses every core), in the chunks of
+// BlockRowChunks. Each cell is computed as in the serial form, so for
+// kernels that write only their own cell (and read cells nobody writes) the
+// result does not depend on how the rows were shared. The kernel may then
+// run on several threads at once, for different cells. In-place kernels
+// that read neighbours they also write must use run_block_kernel (graphs do
+// for exclusive_padded_access).
 template <class F, class... Args>
 void run_block_kernel_shared(std::size_t block, F& kernel, Args&... args) {
   if (kernel_skips_block(kernel, block, args...)) return;
-  const std::size_t rows = block_rows(block, args...);
+  const BlockRowChunks plan = block_row_chunks(block, args...);
   const std::size_t row_cells = detail::first_tensor(args...).block_space(block).extent[0];
-  WorkerContext* worker = Executor::current_worker();
-  if (worker == nullptr || rows < 2 || rows * row_cells < kParallelBlockCells ||
-      worker->executor().cpu_worker_count() < 2) {
-    run_block_rows(block, 0, rows, kernel, args...);
+  if (!shares_rows(plan, row_cells)) {  // one loop: the cells come out the same
+    run_block_rows(block, 0, plan.rows(), kernel, args...);
     return;
   }
-  // One index per chunk of rows, so each chunk binds its tensors once.
-  const std::size_t rows_per_chunk = std::max<std::size_t>(1, kBlockChunkCells / row_cells);
-  const std::size_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
-  parallel_for(RangePolicy(worker->executor(), std::size_t{0}, chunks).chunk_size(1), [&](std::size_t c) {
-    run_block_rows(block, c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), kernel, args...);
+  // Each chunk binds its tensors once.
+  for_each_row_chunk(plan, row_cells, [&](std::size_t c) {
+    run_block_rows(block, plan.first_row(c), plan.last_row(c), kernel, args...);
   });
 }
 
