@@ -277,6 +277,76 @@ TEST_CASE("GraphTensor.a_large_block_reduces_on_every_worker_to_the_same_bits") 
   }
 }
 
+namespace {
+
+// The cells a fold saw, as a run of linear indices: joining a span with the
+// one that starts where it ends keeps it in order. Associative but not
+// commutative, so a total still in order says every join was in row order.
+struct IndexSpan {
+  std::int64_t first = -1, last = -1;
+  bool in_order = true;
+};
+struct JoinInRowOrder {
+  void init(IndexSpan& span) const { span = IndexSpan{}; }
+  void join(IndexSpan& into, const IndexSpan& from) const {
+    if (from.first < 0) return;
+    if (into.first < 0) {
+      into = from;
+      return;
+    }
+    into.in_order = into.in_order && from.in_order && from.first == into.last + 1;
+    into.last = from.last;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("GraphTensor.a_large_block_reduces_on_two_workers_and_joins_its_rows_in_order") {
+  constexpr std::int64_t nx = 300, ny = 200;  // one block of 60,000 cells: its rows are shared
+  weft::Tensor<std::int64_t, 2> t({1, 1}, nx, ny);
+  for (std::int64_t j = 0; j < ny; ++j)
+    for (std::int64_t i = 0; i < nx; ++i) t(i, j) = i + nx * j;
+  std::mutex m;
+  std::set<std::thread::id> threads;
+  std::atomic<bool> gave_up{false};
+  // The map sees the cell's index; at the start of a row it waits until a
+  // second thread folds rows too (as in the split test below), so the
+  // chunks finish out of order and a join in completion order would show.
+  const auto span_of_cell = [&](std::int64_t index) {
+    if (index % nx == 0) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        threads.insert(std::this_thread::get_id());
+      }
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (true) {
+        {
+          std::lock_guard<std::mutex> lock(m);
+          if (threads.size() >= 2) break;
+        }
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up = true;
+          break;
+        }
+        std::this_thread::yield();
+      }
+    }
+    return IndexSpan{index, index, true};
+  };
+  auto span = weft::make_reduction_result<IndexSpan>(IndexSpan{});
+  weft::Graph g;
+  g.reduce(t, span, JoinInRowOrder{}, span_of_cell);
+  weft::Executor executor(weft::test::cpu_only(2));
+  for (int run = 0; run < 5; ++run) {
+    executor.run(g).wait().get();
+    CHECK(span.value().first == 0);
+    CHECK(span.value().last == nx * ny - 1);
+    CHECK(span.value().in_order);
+  }
+  CHECK(threads.size() == 2);
+  CHECK_FALSE(gave_up.load());
+}
+
 TEST_CASE("GraphTensor.then_split_after_split_links_same_partitions_only") {
   weft::Tensor<int, 2> t({1, 3}, 6, 6);
   weft::Graph g;
@@ -536,7 +606,8 @@ TEST_CASE("GraphTensor.a_large_block_shares_its_rows_with_every_worker") {
           threads.insert(std::this_thread::get_id());
         }
         // The first rows wait until another thread has taken rows too: with
-        // two workers and 16 chunks that happens unless rows are not shared.
+        // two workers and a chunk plan of 19 that happens unless rows are
+        // not shared.
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
         while (true) {
           {

@@ -365,23 +365,24 @@ TEST_CASE("Tensor.block_kernels_visit_no_cell_of_a_block_the_kernel_skips") {
 }
 
 TEST_CASE("Tensor.shared_block_rows_come_in_chunks_that_shrink_to_one_row_at_the_end") {
-  // 200 rows of 800 cells: chunks of 5 rows (4000 cells), the last 10 rows
-  // halving: 5, 3, 1, 1.
+  // 200 rows of 800 cells: chunks of 5 rows (4000 cells) while 10 rows or
+  // more are left, then halving: 3, 1, 1.
   const weft::BlockRowChunks plan(200, 800);
-  REQUIRE(plan.count() == 38 + 4);
-  CHECK(plan.first_row(0) == 0);
-  CHECK(plan.last_row(37) == 190);
+  REQUIRE(plan.count() == 39 + 3);
+  for (std::size_t c = 0; c < 39; ++c) CHECK(plan.last_row(c) - plan.first_row(c) == 5);
   std::vector<std::size_t> tail;
-  for (std::size_t c = 38; c < plan.count(); ++c) tail.push_back(plan.last_row(c) - plan.first_row(c));
-  CHECK(tail == std::vector<std::size_t>{5, 3, 1, 1});
-  // Every plan covers its rows once, in order, whatever their length.
+  for (std::size_t c = 39; c < plan.count(); ++c) tail.push_back(plan.last_row(c) - plan.first_row(c));
+  CHECK(tail == std::vector<std::size_t>{3, 1, 1});
+  // Every plan covers its rows once, in order, in chunks of at most the
+  // first one's rows, whatever their length.
   for (const auto& [rows, row_cells] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {1, 1}, {2, 100000}, {7, 4096}, {33, 128}, {1000, 3}, {5000, 1}, {0, 64}}) {
+           {1, 1}, {2, 100000}, {7, 4096}, {33, 128}, {300, 300}, {1000, 3}, {5000, 1}, {0, 64}}) {
     const weft::BlockRowChunks p(rows, row_cells);
     std::size_t next = 0;
     for (std::size_t c = 0; c < p.count(); ++c) {
       CHECK(p.first_row(c) == next);
       CHECK(p.last_row(c) > p.first_row(c));
+      CHECK(p.last_row(c) - p.first_row(c) <= p.last_row(0) - p.first_row(0));
       next = p.last_row(c);
     }
     CHECK(next == rows);

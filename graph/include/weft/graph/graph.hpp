@@ -309,7 +309,9 @@ class Graph {
   // With a map, map(cell) is folded instead (map takes what *it gives), so
   // that a value computed per cell needs no tensor of its own: Kokkos'
   // parallel_reduce with a functor. On GPUs map must be a WEFT_HOST_DEVICE
-  // functor.
+  // functor. A large block's rows are folded in chunks on several workers
+  // and joined in row order (docs/tensors.md): map and reducer may be called
+  // from several threads at once.
   template <class T, std::size_t D, class R, class Reducer = SumReducer<>, class Map = CellItself,
             bool Cuda = detail::compiling_cuda>
   Graph& reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result, Reducer reducer = {}, Map map = {}) {

@@ -207,11 +207,11 @@ class BlockRowChunks {
   BlockRowChunks(std::size_t rows, std::size_t row_cells) noexcept
       : rows_(rows),
         per_chunk_(std::max<std::size_t>(1, kBlockChunkCells / std::max<std::size_t>(1, row_cells))) {
-    const std::size_t tail = std::min(rows, 2 * per_chunk_);
-    const std::size_t body = rows - tail;
-    body_chunks_ = (body + per_chunk_ - 1) / per_chunk_;
-    // Halving: ceil(left / 2) each, so at most 2 + log2(tail) chunks.
-    for (std::size_t first = body, left = tail; left > 0; ++tail_chunks_) {
+    // Whole chunks until fewer than 2 chunks' rows are left (at least one
+    // chunk's, when there were that many), then halving: ceil(left / 2)
+    // each, at most 2 + log2(2 * per_chunk) chunks.
+    body_chunks_ = rows >= 2 * per_chunk_ ? (rows - 2 * per_chunk_) / per_chunk_ + 1 : 0;
+    for (std::size_t first = body_chunks_ * per_chunk_, left = rows - first; left > 0; ++tail_chunks_) {
       tail_first_[tail_chunks_] = first;
       const std::size_t take = (left + 1) / 2;
       first += take;
@@ -243,10 +243,18 @@ BlockRowChunks block_row_chunks(std::size_t block, const Args&... args) {
 // worker among others and the block is large), on helper jobs of the other
 // workers too (parallel_for): chunks may then run concurrently, in any
 // order. Returns when all have run.
+// Whether a block of this shape is large enough for its rows to be shared
+// (the shape alone decides it: a reduction may fold such a block in one
+// loop on any executor).
+inline bool worth_sharing(const BlockRowChunks& plan, std::size_t row_cells) noexcept {
+  return plan.count() >= 2 && plan.rows() * row_cells >= kParallelBlockCells;
+}
+
+// Whether the calling thread shares such a block's rows: it is a CPU worker
+// among others.
 inline bool shares_rows(const BlockRowChunks& plan, std::size_t row_cells) noexcept {
   const WorkerContext* worker = Executor::current_worker();
-  return worker != nullptr && plan.count() >= 2 && plan.rows() * row_cells >= kParallelBlockCells &&
-         worker->executor().cpu_worker_count() >= 2;
+  return worth_sharing(plan, row_cells) && worker != nullptr && worker->executor().cpu_worker_count() >= 2;
 }
 
 template <class Chunk>

@@ -164,23 +164,29 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
   for (std::size_t b = 0; b < blocks; ++b) {
     op.works.push_back(NodeWork::make(
         [tensor, partials, reducer, map](std::size_t block) {
-          // A partial per chunk of rows, the chunks shared with idle
-          // workers and joined in order: a fixed plan, so the same total
-          // on any executor.
-          const BlockRowChunks plan = block_row_chunks(block, tensor);
-          // (Cache-line slots: chunks on different workers write their own;
-          // and never a packed std::vector<bool>.)
-          std::vector<CacheAligned<R>> chunk_partials(plan.count());
-          for_each_row_chunk(plan, tensor.block_space(block).extent[0], [&](std::size_t c) {
-            R partial;
-            reducer.init(partial);
-            auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(map(*it))); };
-            run_block_rows(block, plan.first_row(c), plan.last_row(c), fold, tensor);
-            chunk_partials[c].value = partial;
-          });
           R partial;
           reducer.init(partial);
-          for (const auto& chunk : chunk_partials) reducer.join(partial, chunk.value);
+          auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(map(*it))); };
+          const BlockRowChunks plan = block_row_chunks(block, tensor);
+          const std::size_t row_cells = tensor.block_space(block).extent[0];
+          if (!worth_sharing(plan, row_cells)) {
+            run_block_rows(block, 0, plan.rows(), fold, tensor);  // small: one loop, on any executor
+          } else {
+            // A partial per chunk of rows, the chunks shared with idle
+            // workers and joined in order: a plan fixed by the block's
+            // shape, so the same total on any executor. (Cache-line slots:
+            // chunks on different workers write their own; and never a
+            // packed std::vector<bool>.)
+            std::vector<CacheAligned<R>> chunk_partials(plan.count());
+            for_each_row_chunk(plan, row_cells, [&](std::size_t c) {
+              R chunk;
+              reducer.init(chunk);
+              auto fold_chunk = [&](auto& it) { reducer.join(chunk, static_cast<R>(map(*it))); };
+              run_block_rows(block, plan.first_row(c), plan.last_row(c), fold_chunk, tensor);
+              chunk_partials[c].value = chunk;
+            });
+            for (const auto& chunk : chunk_partials) reducer.join(partial, chunk.value);
+          }
           (*partials)[block].value = partial;
         },
         b));
