@@ -286,6 +286,41 @@ struct IndexSpan {
   std::int64_t first = -1, last = -1;
   bool in_order = true;
 };
+// Threads taking rows of one block: each notes itself, then waits (20 s at
+// most) until a second thread has come, which happens only if the block's
+// rows are shared.
+class SecondThreadMeeting {
+ public:
+  void arrive() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      threads_.insert(std::this_thread::get_id());
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        if (threads_.size() >= 2) return;
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        gave_up_ = true;
+        return;
+      }
+      std::this_thread::yield();
+    }
+  }
+  std::size_t threads() {
+    std::lock_guard<std::mutex> lock(m_);
+    return threads_.size();
+  }
+  bool gave_up() const { return gave_up_.load(); }
+
+ private:
+  std::mutex m_;
+  std::set<std::thread::id> threads_;
+  std::atomic<bool> gave_up_{false};
+};
+
 struct JoinInRowOrder {
   void init(IndexSpan& span) const { span = IndexSpan{}; }
   void join(IndexSpan& into, const IndexSpan& from) const {
@@ -306,31 +341,12 @@ TEST_CASE("GraphTensor.a_large_block_reduces_on_two_workers_and_joins_its_rows_i
   weft::Tensor<std::int64_t, 2> t({1, 1}, nx, ny);
   for (std::int64_t j = 0; j < ny; ++j)
     for (std::int64_t i = 0; i < nx; ++i) t(i, j) = i + nx * j;
-  std::mutex m;
-  std::set<std::thread::id> threads;
-  std::atomic<bool> gave_up{false};
+  SecondThreadMeeting meeting;
   // The map sees the cell's index; at the start of a row it waits until a
   // second thread folds rows too (as in the split test below), so the
   // chunks finish out of order and a join in completion order would show.
   const auto span_of_cell = [&](std::int64_t index) {
-    if (index % nx == 0) {
-      {
-        std::lock_guard<std::mutex> lock(m);
-        threads.insert(std::this_thread::get_id());
-      }
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-      while (true) {
-        {
-          std::lock_guard<std::mutex> lock(m);
-          if (threads.size() >= 2) break;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-          gave_up = true;
-          break;
-        }
-        std::this_thread::yield();
-      }
-    }
+    if (index % nx == 0) meeting.arrive();
     return IndexSpan{index, index, true};
   };
   auto span = weft::make_reduction_result<IndexSpan>(IndexSpan{});
@@ -343,8 +359,8 @@ TEST_CASE("GraphTensor.a_large_block_reduces_on_two_workers_and_joins_its_rows_i
     CHECK(span.value().last == nx * ny - 1);
     CHECK(span.value().in_order);
   }
-  CHECK(threads.size() == 2);
-  CHECK_FALSE(gave_up.load());
+  CHECK(meeting.threads() == 2);
+  CHECK_FALSE(meeting.gave_up());
 }
 
 TEST_CASE("GraphTensor.then_split_after_split_links_same_partitions_only") {
@@ -593,41 +609,23 @@ TEST_CASE("GraphTensor.struct_of_arrays_and_array_of_structs_give_identical_resu
 TEST_CASE("GraphTensor.a_large_block_shares_its_rows_with_every_worker") {
   constexpr std::size_t nx = 300, ny = 200;  // one block of 60,000 cells: above the sharing threshold
   weft::Tensor<std::int64_t, 2> t({1, 1}, nx, ny);
-  std::mutex m;
-  std::set<std::thread::id> threads;
-  std::atomic<bool> gave_up{false};
+  SecondThreadMeeting meeting;
   weft::Graph g;
   g.split(
       [&](auto& it) {
         *it = it.global_index(0) + 1000 * it.global_index(1);
-        if (it.index(0) != 0) return;  // once per row
-        {
-          std::lock_guard<std::mutex> lock(m);
-          threads.insert(std::this_thread::get_id());
-        }
-        // The first rows wait until another thread has taken rows too: with
-        // two workers and a chunk plan of 19 that happens unless rows are
-        // not shared.
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        while (true) {
-          {
-            std::lock_guard<std::mutex> lock(m);
-            if (threads.size() >= 2) break;
-          }
-          if (std::chrono::steady_clock::now() > deadline) {
-            gave_up = true;
-            break;
-          }
-          std::this_thread::yield();
-        }
+        // Once per row, the first rows waiting until another thread has
+        // taken rows too: with two workers and a chunk plan of 19 that
+        // happens unless rows are not shared.
+        if (it.index(0) == 0) meeting.arrive();
       },
       t);
   weft::Executor executor(weft::test::cpu_only(2));
   executor.run(g).wait().get();
   for (std::size_t j = 0; j < ny; ++j)
     for (std::size_t i = 0; i < nx; ++i) CHECK(t(i, j) == static_cast<std::int64_t>(i + 1000 * j));
-  CHECK(threads.size() == 2);
-  CHECK_FALSE(gave_up.load());
+  CHECK(meeting.threads() == 2);
+  CHECK_FALSE(meeting.gave_up());
 }
 
 TEST_CASE("GraphTensor.boundary_loads_the_same_padding_as_load_boundary_on_every_cell") {
