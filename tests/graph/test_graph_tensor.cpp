@@ -279,13 +279,6 @@ TEST_CASE("GraphTensor.a_large_block_reduces_on_every_worker_to_the_same_bits") 
 
 namespace {
 
-// The cells a fold saw, as a run of linear indices: joining a span with the
-// one that starts where it ends keeps it in order. Associative but not
-// commutative, so a total still in order says every join was in row order.
-struct IndexSpan {
-  std::int64_t first = -1, last = -1;
-  bool in_order = true;
-};
 // Threads taking rows of one block: each notes itself, then waits (20 s at
 // most) until a second thread has come, which happens only if the block's
 // rows are shared.
@@ -321,6 +314,13 @@ class SecondThreadMeeting {
   std::atomic<bool> gave_up_{false};
 };
 
+// The cells a fold saw, as a run of linear indices: joining a span with the
+// one that starts where it ends keeps it in order. Associative but not
+// commutative, so a total still in order says every join was in row order.
+struct IndexSpan {
+  std::int64_t first = -1, last = -1;
+  bool in_order = true;
+};
 struct JoinInRowOrder {
   void init(IndexSpan& span) const { span = IndexSpan{}; }
   void join(IndexSpan& into, const IndexSpan& from) const {

@@ -206,6 +206,7 @@ class BlockRowChunks {
  public:
   BlockRowChunks(std::size_t rows, std::size_t row_cells) noexcept
       : rows_(rows),
+        row_cells_(row_cells),
         per_chunk_(std::max<std::size_t>(1, kBlockChunkCells / std::max<std::size_t>(1, row_cells))) {
     // Whole chunks until fewer than 2 chunks' rows are left (at least one
     // chunk's, when there were that many), then halving: ceil(left / 2)
@@ -226,9 +227,13 @@ class BlockRowChunks {
     return c < body_chunks_ ? c * per_chunk_ : tail_first_[c - body_chunks_];
   }
   std::size_t last_row(std::size_t c) const noexcept { return c + 1 < count() ? first_row(c + 1) : rows_; }
+  // Whether a block of this shape is large enough for its rows to be
+  // shared. The shape alone decides it, so a reduction may fold a smaller
+  // block in one loop and still give the same result on any executor.
+  bool worth_sharing() const noexcept { return count() >= 2 && rows_ * row_cells_ >= kParallelBlockCells; }
 
  private:
-  std::size_t rows_, per_chunk_, body_chunks_ = 0, tail_chunks_ = 0;
+  std::size_t rows_, row_cells_, per_chunk_, body_chunks_ = 0, tail_chunks_ = 0;
   std::size_t tail_first_[2 + 8 * sizeof(std::size_t)] = {};
 };
 
@@ -238,28 +243,20 @@ BlockRowChunks block_row_chunks(std::size_t block, const Args&... args) {
                         detail::first_tensor(args...).block_space(block).extent[0]);
 }
 
-// Calls chunk(c) for every chunk c of `plan` (a block's rows, `row_cells`
-// cells each), on the calling thread and, when shares_rows() (it is a CPU
-// worker among others and the block is large), on helper jobs of the other
-// workers too (parallel_for): chunks may then run concurrently, in any
-// order. Returns when all have run.
-// Whether a block of this shape is large enough for its rows to be shared
-// (the shape alone decides it: a reduction may fold such a block in one
-// loop on any executor).
-inline bool worth_sharing(const BlockRowChunks& plan, std::size_t row_cells) noexcept {
-  return plan.count() >= 2 && plan.rows() * row_cells >= kParallelBlockCells;
-}
-
-// Whether the calling thread shares such a block's rows: it is a CPU worker
-// among others.
-inline bool shares_rows(const BlockRowChunks& plan, std::size_t row_cells) noexcept {
+// Whether the calling thread shares the rows of a block with this plan: the
+// block is worth sharing and the thread is a CPU worker among others.
+inline bool shares_rows(const BlockRowChunks& plan) noexcept {
   const WorkerContext* worker = Executor::current_worker();
-  return worth_sharing(plan, row_cells) && worker != nullptr && worker->executor().cpu_worker_count() >= 2;
+  return plan.worth_sharing() && worker != nullptr && worker->executor().cpu_worker_count() >= 2;
 }
 
+// Calls chunk(c) for every chunk c of `plan`, on the calling thread and,
+// when shares_rows(plan), on helper jobs of the other workers too
+// (parallel_for): chunks may then run concurrently, in any order. Returns
+// when all have run.
 template <class Chunk>
-void for_each_row_chunk(const BlockRowChunks& plan, std::size_t row_cells, const Chunk& chunk) {
-  if (!shares_rows(plan, row_cells)) {
+void for_each_row_chunk(const BlockRowChunks& plan, const Chunk& chunk) {
+  if (!shares_rows(plan)) {
     for (std::size_t c = 0; c < plan.count(); ++c) chunk(c);
     return;
   }
@@ -280,13 +277,12 @@ template <class F, class... Args>
 void run_block_kernel_shared(std::size_t block, F& kernel, Args&... args) {
   if (kernel_skips_block(kernel, block, args...)) return;
   const BlockRowChunks plan = block_row_chunks(block, args...);
-  const std::size_t row_cells = detail::first_tensor(args...).block_space(block).extent[0];
-  if (!shares_rows(plan, row_cells)) {  // one loop: the cells come out the same
+  if (!shares_rows(plan)) {  // one loop: the cells come out the same
     run_block_rows(block, 0, plan.rows(), kernel, args...);
     return;
   }
   // Each chunk binds its tensors once.
-  for_each_row_chunk(plan, row_cells, [&](std::size_t c) {
+  for_each_row_chunk(plan, [&](std::size_t c) {
     run_block_rows(block, plan.first_row(c), plan.last_row(c), kernel, args...);
   });
 }

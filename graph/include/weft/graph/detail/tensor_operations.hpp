@@ -164,13 +164,15 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
   for (std::size_t b = 0; b < blocks; ++b) {
     op.works.push_back(NodeWork::make(
         [tensor, partials, reducer, map](std::size_t block) {
-          R partial;
-          reducer.init(partial);
-          auto fold = [&](auto& it) { reducer.join(partial, static_cast<R>(map(*it))); };
+          const auto fold_rows = [&](std::size_t first, std::size_t last, R& into) {
+            reducer.init(into);
+            auto fold = [&](auto& it) { reducer.join(into, static_cast<R>(map(*it))); };
+            run_block_rows(block, first, last, fold, tensor);
+          };
           const BlockRowChunks plan = block_row_chunks(block, tensor);
-          const std::size_t row_cells = tensor.block_space(block).extent[0];
-          if (!worth_sharing(plan, row_cells)) {
-            run_block_rows(block, 0, plan.rows(), fold, tensor);  // small: one loop, on any executor
+          R partial;
+          if (!plan.worth_sharing()) {
+            fold_rows(0, plan.rows(), partial);  // small: one loop, on any executor
           } else {
             // A partial per chunk of rows, the chunks shared with idle
             // workers and joined in order: a plan fixed by the block's
@@ -178,13 +180,10 @@ PartitionedOp make_reduce(const Tensor<T, D>& tensor, ReductionResult<R>& result
             // chunks on different workers write their own; and never a
             // packed std::vector<bool>.)
             std::vector<CacheAligned<R>> chunk_partials(plan.count());
-            for_each_row_chunk(plan, row_cells, [&](std::size_t c) {
-              R chunk;
-              reducer.init(chunk);
-              auto fold_chunk = [&](auto& it) { reducer.join(chunk, static_cast<R>(map(*it))); };
-              run_block_rows(block, plan.first_row(c), plan.last_row(c), fold_chunk, tensor);
-              chunk_partials[c].value = chunk;
+            for_each_row_chunk(plan, [&](std::size_t c) {
+              fold_rows(plan.first_row(c), plan.last_row(c), chunk_partials[c].value);
             });
+            reducer.init(partial);
             for (const auto& chunk : chunk_partials) reducer.join(partial, chunk.value);
           }
           (*partials)[block].value = partial;
