@@ -38,9 +38,24 @@ void wait_for(const TaskHeader& task) {
     executor = &task.core->executor();
   }
   // A worker (of any executor) keeps running its executor's jobs while it
-  // waits; another thread sleeps until the owner's executor reports a
-  // completion (and re-checks every few milliseconds regardless).
-  if (WorkerContext* worker = Executor::current_worker()) executor = &worker->executor();
+  // waits.
+  if (WorkerContext* worker = Executor::current_worker()) {
+    worker->executor().wait_until([&task] { return task.is_complete(); });
+    return;
+  }
+  // Another thread waiting for a promise sleeps on the promise's own state,
+  // which complete_promise() wakes: the executor's other completions (every
+  // chunked loop and idle worker reports one) do not wake it, and so do not
+  // take a core from the workers while the run goes on.
+  if (task.kind == TaskKind::Promise) {
+    for (TaskState s = task.state.load(std::memory_order_acquire); s != TaskState::Complete;
+         s = task.state.load(std::memory_order_acquire)) {
+      task.state.wait(s, std::memory_order_acquire);
+    }
+    return;
+  }
+  // A task's waiter sleeps until its executor reports a completion (and
+  // re-checks every few milliseconds regardless).
   executor->wait_until([&task] { return task.is_complete(); });
 }
 
@@ -50,6 +65,7 @@ void complete_promise(PromiseHeader& promise, std::exception_ptr error) {
   Executor& executor = *promise.executor;
   // release: the value and error are visible to anyone who sees Complete.
   promise.state.store(TaskState::Complete, std::memory_order_release);
+  promise.state.notify_all();  // threads blocked in wait() outside the pool
   // acq_rel: acquire pairs with the release CAS of each waiter that joined.
   WaitNode* node = promise.waiters.exchange(closed_list(), std::memory_order_acq_rel);
   while (node != nullptr) {

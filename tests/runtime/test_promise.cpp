@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,17 @@ struct PlusOne {
   void operator()(weft::TaskMember&, int& out) { out = input.get() + 1; }
 };
 
+// How often the calling thread has gone to sleep (Linux counts a context
+// switch as voluntary when the thread blocked); -1 when it cannot tell.
+long times_this_thread_slept() {
+  std::ifstream status("/proc/thread-self/status");
+  const std::string key = "voluntary_ctxt_switches:";
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with(key)) return std::stol(line.substr(key.size()));
+  }
+  return -1;
+}
+
 }  // namespace
 
 TEST_CASE("Promise.get_waits_for_a_value_set_on_another_thread") {
@@ -50,6 +62,31 @@ TEST_CASE("Promise.get_waits_for_a_value_set_on_another_thread") {
   CHECK(promise.is_set());
   weft::Future<std::string> second = promise.get_future();  // any number of futures share the result
   CHECK(second.get() == "forty-two");
+}
+
+TEST_CASE("Promise.a_thread_waiting_outside_the_pool_sleeps_through_other_completions.2threads") {
+  // The executor reports every completion (a chunked loop's end, a worker
+  // running out of work, ...) to the threads blocked in its wait_until().
+  // A future's waiter sleeps on its own promise instead: woken by each of
+  // those, it would take a core from the workers every time.
+  weft::Executor executor(weft::test::cpu_only(2));
+  weft::Promise<int> promise(executor);
+  weft::Future<int> future = promise.get_future();
+  constexpr int kOtherCompletions = 200;
+  weft::TaskGroup group(executor);
+  group.run([&] {
+    for (int i = 0; i < kOtherCompletions; ++i) {
+      executor.notify_completion();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    promise.set_value(42);
+  });
+  const long before = times_this_thread_slept();
+  REQUIRE(before >= 0);
+  CHECK(future.get() == 42);
+  const long slept = times_this_thread_slept() - before;
+  CHECK(slept < kOtherCompletions / 10);
+  group.wait();
 }
 
 TEST_CASE("Promise.errors_cancellation_and_broken_promises_reach_get") {

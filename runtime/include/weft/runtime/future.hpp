@@ -10,7 +10,9 @@
 //   run.get();                    // waits for the graph run; rethrows a node's exception
 //
 // get() and wait() on an incomplete future wait, like std::future::get: on
-// a worker thread they run other ready jobs meanwhile, elsewhere they sleep.
+// a worker thread they run other ready jobs meanwhile, elsewhere they sleep
+// (on a promise's future, until that promise completes; on a task's, until
+// its executor reports a completion).
 // Inside a task, get() on an incomplete task of the same scheduler throws
 // std::logic_error instead (a task never blocks: respawn on the future).
 // get() on a null future throws std::logic_error. A task that threw, or
