@@ -81,12 +81,15 @@ TEST_CASE("Promise.a_thread_waiting_outside_the_pool_sleeps_through_other_comple
     }
     promise.set_value(42);
   });
-  const long before = times_this_thread_slept();
-  REQUIRE(before >= 0);
+  const long sleeps_before = times_this_thread_slept();
   CHECK(future.get() == 42);
-  const long slept = times_this_thread_slept() - before;
-  CHECK(slept < kOtherCompletions / 10);
+  const long sleeps_after = times_this_thread_slept();
   group.wait();
+  if (sleeps_before < 0 || sleeps_after < 0) {
+    MESSAGE("skipped the count: /proc/thread-self/status is not readable here");
+    return;
+  }
+  CHECK(sleeps_after - sleeps_before < kOtherCompletions / 10);
 }
 
 TEST_CASE("Promise.errors_cancellation_and_broken_promises_reach_get") {
