@@ -169,17 +169,32 @@ void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept 
   }
 }
 
+}  // namespace
+
+// What a run's cancel hook holds: its queue, and the run without keeping it
+// alive, so that a run's program (and with it, once the graph is gone, the
+// node callables) goes before its future completes, not after the waiter
+// woke.
+struct CancelTarget {
+  std::shared_ptr<RunQueue> queue;
+  std::weak_ptr<GraphRun> run;
+};
+
+namespace {
+
 // Future::cancel() on a run: a queued run leaves the queue at once and
 // completes cancelled; the run in flight sees the flag (no node starts any
 // more, and the run ends after its pass).
 void cancel_queued(void* context) noexcept {
-  auto* run = static_cast<GraphRun*>(context);
-  RunQueue& queue = *run->queue;
+  const auto& target = *static_cast<const CancelTarget*>(context);
+  RunQueue& queue = *target.queue;
   std::shared_ptr<GraphRun> removed;
   {
+    std::shared_ptr<GraphRun> run = target.run.lock();
+    if (run == nullptr) return;  // it has ended
     std::lock_guard<std::mutex> lock(queue.mutex);
     for (auto it = queue.waiting.begin(); it != queue.waiting.end(); ++it) {
-      if (it->get() == run) {
+      if (*it == run) {
         removed = std::move(*it);
         queue.waiting.erase(it);
         break;
@@ -249,7 +264,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
     return none.get_future();
   }
   auto run = std::make_shared<detail::GraphRun>(queue, std::move(program), executor, count, std::move(until));
-  run->promise.on_cancel(&detail::cancel_queued, run);
+  run->promise.on_cancel(&detail::cancel_queued, std::make_shared<detail::CancelTarget>(queue, run));
   Future<> future = run->promise.get_future();
   executor.begin_run();  // from here nothing throws
   queue->in_flight.fetch_add(1, std::memory_order_relaxed);

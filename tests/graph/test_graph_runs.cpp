@@ -222,6 +222,32 @@ TEST_CASE("GraphRuns.cancelling_a_queued_run_removes_it_at_once.2threads") {
   CHECK_NOTHROW(running.get());
 }
 
+TEST_CASE("GraphRuns.a_run_outliving_its_graph_lets_the_callables_go_before_its_future_completes.2threads") {
+  // Once its graph is gone, the run holds the last reference to the node
+  // callables. They go before the run's future completes, so whoever
+  // waited for it may rely on their destructors having run.
+  struct SlowToRelease {
+    std::atomic<bool>& released;
+    ~SlowToRelease() {
+      sleep_ms(50);  // a waiter woken before this ends would see `released` false
+      released = true;
+    }
+  };
+  std::atomic<bool> released{false};
+  weft::Executor executor(weft::test::cpu_only(2));
+  Gate gate;
+  weft::Future<> run;
+  {
+    weft::Graph g;
+    auto state = std::make_shared<SlowToRelease>(released);
+    g.emplace([state, &gate] { gate.wait(); });
+    run = executor.run(g);
+  }
+  gate.open();
+  run.get();
+  CHECK(released.load());
+}
+
 TEST_CASE("GraphRuns.cancelling_the_run_in_flight_stops_its_nodes.4threads") {
   // Taskflow's BasicCancellation and MultipleCancellations, shortened.
   weft::Executor executor(weft::test::cpu_only(4));
