@@ -264,7 +264,8 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
     return none.get_future();
   }
   auto run = std::make_shared<detail::GraphRun>(queue, std::move(program), executor, count, std::move(until));
-  run->promise.on_cancel(&detail::cancel_queued, std::make_shared<detail::CancelTarget>(queue, run));
+  run->promise.on_cancel(&detail::cancel_queued,
+                         std::make_shared<detail::CancelTarget>(detail::CancelTarget{queue, run}));
   Future<> future = run->promise.get_future();
   executor.begin_run();  // from here nothing throws
   queue->in_flight.fetch_add(1, std::memory_order_relaxed);

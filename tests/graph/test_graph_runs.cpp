@@ -227,11 +227,14 @@ TEST_CASE("GraphRuns.a_run_outliving_its_graph_lets_the_callables_go_before_its_
   // callables. They go before the run's future completes, so whoever
   // waited for it may rely on their destructors having run.
   struct SlowToRelease {
-    std::atomic<bool>& released;
+    explicit SlowToRelease(std::atomic<bool>& flag) : released(flag) {}
+    SlowToRelease(const SlowToRelease&) = delete;
+    SlowToRelease& operator=(const SlowToRelease&) = delete;
     ~SlowToRelease() {
       sleep_ms(50);  // a waiter woken before this ends would see `released` false
       released = true;
     }
+    std::atomic<bool>& released;
   };
   std::atomic<bool> released{false};
   weft::Executor executor(weft::test::cpu_only(2));
