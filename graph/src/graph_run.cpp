@@ -169,8 +169,6 @@ void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept 
   }
 }
 
-}  // namespace
-
 // What a run's cancel hook holds: its queue, and the run without keeping it
 // alive, so that a run's program (and with it, once the graph is gone, the
 // node callables) goes before its future completes, not after the waiter
@@ -179,8 +177,6 @@ struct CancelTarget {
   std::shared_ptr<RunQueue> queue;
   std::weak_ptr<GraphRun> run;
 };
-
-namespace {
 
 // Future::cancel() on a run: a queued run leaves the queue at once and
 // completes cancelled; the run in flight sees the flag (no node starts any
