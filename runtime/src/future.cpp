@@ -26,16 +26,14 @@ void destroy(TaskHeader* task) noexcept {
 
 void wait_for(const TaskHeader& task) {
   if (task.is_complete()) return;
-  Executor* executor = nullptr;
-  if (task.kind == TaskKind::Promise) {
+  const bool is_promise = task.kind == TaskKind::Promise;
+  if (is_promise) {
     const auto& promise = static_cast<const PromiseHeader&>(task);
     if (promise.scope != nullptr && promise.scope->entered())
       throw std::logic_error(promise.scope->self_wait_message());
-    executor = promise.executor;
   } else {
     if (task.core == nullptr) throw std::logic_error("Future::wait: the task has no scheduler");
     if (current_task() == &task) throw std::logic_error("Future::wait: a task cannot wait for itself");
-    executor = &task.core->executor();
   }
   // A worker (of any executor) keeps running its executor's jobs while it
   // waits.
@@ -47,16 +45,16 @@ void wait_for(const TaskHeader& task) {
   // which complete_promise() wakes: the executor's other completions (every
   // chunked loop and idle worker reports one) do not wake it, and so do not
   // take a core from the workers while the run goes on.
-  if (task.kind == TaskKind::Promise) {
+  if (is_promise) {
     for (TaskState s = task.state.load(std::memory_order_acquire); s != TaskState::Complete;
          s = task.state.load(std::memory_order_acquire)) {
       task.state.wait(s, std::memory_order_acquire);
     }
     return;
   }
-  // A task's waiter sleeps until its executor reports a completion (and
-  // re-checks every few milliseconds regardless).
-  executor->wait_until([&task] { return task.is_complete(); });
+  // A task's waiter sleeps until its scheduler's executor reports a
+  // completion (and re-checks every few milliseconds regardless).
+  task.core->executor().wait_until([&task] { return task.is_complete(); });
 }
 
 void complete_promise(PromiseHeader& promise, std::exception_ptr error) {
