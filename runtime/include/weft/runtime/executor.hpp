@@ -251,6 +251,9 @@ class Executor {
   friend class WorkerContext;
   struct Shared;  // lock-free submission queues (Boost.Lockfree), kept out of this header
 
+  // Checks of a waiter outside the pool, a yield apart, before it sleeps.
+  static constexpr int kWaitRoundsBeforeSleep = 16;
+
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
   void submit_to_inbox(Job* job, Domain domain);
@@ -404,6 +407,13 @@ void Executor::wait_until(Pred done) {
       if (!run_one(*self)) std::this_thread::yield();
     }
     return;
+  }
+  // A few yields before sleeping: most waits outside the pool are short (one
+  // small graph's run), and a futex sleep and its wake-up cost microseconds
+  // each, a yield well under one.
+  for (int round = 0; round < kWaitRoundsBeforeSleep; ++round) {
+    if (done()) return;
+    std::this_thread::yield();
   }
   // seq_cst: pairs with notify_completion(); see there.
   external_waiters_.fetch_add(1, std::memory_order_seq_cst);
