@@ -2,6 +2,7 @@
 // Small helpers shared by the doctest suites.
 #pragma once
 
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +23,17 @@ std::string thrown_message(F&& f) {
 template <class F>
 std::string invalid_argument_message(F&& f) {
   return thrown_message<std::invalid_argument>(f);
+}
+
+// How often the calling thread has gone to sleep (Linux counts a context
+// switch as voluntary when the thread blocked); -1 when it cannot tell.
+inline long times_this_thread_slept() {
+  std::ifstream status("/proc/thread-self/status");
+  const std::string key = "voluntary_ctxt_switches:";
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with(key)) return std::stol(line.substr(key.size()));
+  }
+  return -1;
 }
 
 }  // namespace weft::test

@@ -12,6 +12,7 @@
 #include <ctime>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
@@ -35,6 +36,13 @@ WEFT_INITIAL_EXEC_TLS thread_local WorkerContext* tls_worker = nullptr;
 // short gaps between bursts of work are common and a futex wake-up costs
 // microseconds, while a yield costs well under one.
 constexpr int kIdleRoundsBeforeSleep = 16;
+
+// The low 32 bits of a 64-bit atomic word, for a futex: the kernel reads
+// them and never C++ code, so the word stays one atomic object to it.
+std::uint32_t* low_half(std::atomic<std::uint64_t>& word) noexcept {
+  static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t));
+  return reinterpret_cast<std::uint32_t*>(&word) + (std::endian::native == std::endian::little ? 0 : 1);
+}
 
 std::uint64_t xorshift(std::uint64_t& s) noexcept {
   s ^= s << 13;
@@ -346,16 +354,39 @@ void Executor::sleep_on_completions(std::uint32_t generation) noexcept {
             &timeout, nullptr, 0);
 }
 
+void Executor::sleep_on_runs(std::uint64_t expected) noexcept {
+  // The futex is the word's low half: the run-end count and the sleeper
+  // marks. It returns at once if that changed since `expected` was read.
+  ::syscall(SYS_futex, low_half(runs_), FUTEX_WAIT_PRIVATE, static_cast<std::uint32_t>(expected), nullptr,
+            nullptr, 0);
+}
+
 void Executor::end_run() noexcept {
-  // Wake the waiters first, then let go: the decrement is this call's last
-  // touch of the executor, which ~Executor may destroy as soon as it sees
-  // it. Runs can end on threads the executor does not own (a CUDA callback,
-  // the MPI progress thread), which nothing else keeps off a destroyed
-  // executor. A waiter woken before the decrement re-checks within the
-  // 2 ms of sleep_on_completions.
+  // Wake the generic waiters while the executor is surely whole.
   notify_completion();
-  // acq_rel: the run's effects happen before wait_for_all() returns.
-  active_runs_.fetch_sub(1, std::memory_order_acq_rel);
+  // Then one update of runs_ does the rest: one run fewer, one more run end
+  // counted, and the sleeper marks cleared for those it wakes. It is the
+  // last touch of the executor, which ~Executor may destroy as soon as it
+  // sees it (runs end on threads the executor does not own, too: a CUDA
+  // callback, the MPI progress thread). The futex wake after it only hands
+  // the kernel an address: were the memory reused, that is at worst a
+  // spurious wake-up of whoever sleeps there, which every futex user must
+  // tolerate anyway.
+  std::uint32_t* const futex = low_half(runs_);  // taken while the executor is surely whole
+  std::uint64_t word = runs_.load(std::memory_order_relaxed);
+  bool wake = false;
+  std::uint64_t next = 0;
+  do {
+    const bool last = runs_in_flight(word) == 1;
+    wake = (word & kRunEndSleepers) != 0 || (last && (word & kNoRunSleepers) != 0);
+    const std::uint64_t marks = wake ? 0 : word & (kRunEndSleepers | kNoRunSleepers);
+    next = (word - kOneRun) & ~(kRunEndSleepers | kNoRunSleepers | kRunEndCount);
+    next |= marks | ((word + 1) & kRunEndCount);
+    // seq_cst: one total order with the sleepers' announcements: either a
+    // sleeper's mark is in `word`, or its announcement reads `next` (and the
+    // run's effects, released here) and it does not sleep on the old word.
+  } while (!runs_.compare_exchange_weak(word, next, std::memory_order_seq_cst, std::memory_order_relaxed));
+  if (wake) ::syscall(SYS_futex, futex, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
 }
 
 void Executor::wait_for_all() {
@@ -364,7 +395,14 @@ void Executor::wait_for_all() {
         "Executor::wait_for_all: called from inside a job (a graph node, a task, a TaskGroup callable) "
         "running on this executor, which would wait for itself; wait for that work's own future instead");
   }
-  wait_until([this] { return active_runs_.load(std::memory_order_acquire) == 0; });
+  // acquire: the runs' effects happen before wait_for_all() returns.
+  const auto idle = [this] { return runs_in_flight(runs_.load(std::memory_order_acquire)) == 0; };
+  if (wait_without_sleeping(idle)) return;
+  while (true) {
+    const std::uint64_t expected = announce_run_sleeper(kNoRunSleepers);
+    if (runs_in_flight(expected) == 0) return;
+    sleep_on_runs(expected);
+  }
 }
 
 bool Executor::run_one(WorkerContext& worker) {

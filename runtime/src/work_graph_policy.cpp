@@ -178,7 +178,7 @@ void WorkGraphEngine<Index>::execute_run(Executor& executor, const void* functor
     return;
   }
   // acquire: pairs with the acq_rel decrement that ended the run.
-  executor.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
+  executor.wait_until_run_ends([this] { return pending_.load(std::memory_order_acquire) == 0; });
   if (std::exception_ptr error = finish_run()) std::rethrow_exception(error);
 }
 

@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 #include "../executor_configs.hpp"
+#include "../test_support.hpp"
 
 namespace {
 
@@ -391,6 +392,81 @@ TEST_CASE("Executor.wait_for_all_and_destructor_finish_outstanding_work") {
     }
   }
   CHECK(count.load() == 600);
+}
+
+// Runs a job that reports `completions` unrelated completions 200 us apart,
+// calls wait() on the calling thread (outside the pool) and returns how
+// often that thread slept meanwhile (-1: it cannot tell).
+template <class Wait>
+long sleeps_while_waiting_through_completions(weft::Executor& executor, weft::TaskGroup& group,
+                                              int completions, Wait wait) {
+  group.run([&executor, completions] {
+    for (int i = 0; i < completions; ++i) {
+      executor.notify_completion();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  const long before = weft::test::times_this_thread_slept();
+  wait();
+  const long after = weft::test::times_this_thread_slept();
+  return before < 0 || after < 0 ? -1 : after - before;
+}
+
+TEST_CASE("Executor.waits_for_runs_outside_the_pool_sleep_through_other_completions.2threads") {
+  // notify_completion() wakes every thread blocked in wait_until() (a
+  // chunked loop's end, a worker running out of work, ...). wait_for_all()
+  // and TaskGroup::wait() wait for a run's end, and sleep until one comes:
+  // woken by each of the others, they would take a core from the workers.
+  constexpr int kOtherCompletions = 200;
+  weft::Executor executor(weft::test::cpu_only(2));
+  weft::TaskGroup group(executor);
+  const long in_wait_for_all = sleeps_while_waiting_through_completions(executor, group, kOtherCompletions,
+                                                                        [&] { executor.wait_for_all(); });
+  CHECK(group.pending() == 0);
+  const long in_group_wait =
+      sleeps_while_waiting_through_completions(executor, group, kOtherCompletions, [&] { group.wait(); });
+  CHECK(group.pending() == 0);
+  if (in_wait_for_all < 0 || in_group_wait < 0) {
+    MESSAGE("skipped the count: /proc/thread-self/status is not readable here");
+    return;
+  }
+  CHECK(in_wait_for_all < kOtherCompletions / 10);
+  CHECK(in_group_wait < kOtherCompletions / 10);
+}
+
+TEST_CASE("Executor.outside_waiters_see_every_run_end_while_other_runs_begin_and_end.2threads") {
+  // Threads outside the pool sleep on the run count's word; runs beginning
+  // and ending around them (the count coming back to where it was) must
+  // never leave one asleep after what it waits for is done.
+  constexpr int kWaiters = 3, kRounds = 150;
+  weft::Executor executor(weft::test::cpu_only(2));
+  std::atomic<long> ran{0};
+  std::vector<std::thread> waiters;
+  for (int w = 0; w < kWaiters; ++w) {
+    waiters.emplace_back([&, w] {
+      for (int round = 0; round < kRounds; ++round) {
+        weft::TaskGroup group(executor);
+        for (int k = 0; k <= (round + w) % 4; ++k) {
+          group.run([&ran, round] {
+            if (round % 8 == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+            ran.fetch_add(1, std::memory_order_relaxed);
+          });
+        }
+        if (w == 0 && round % 2 == 0) {
+          executor.wait_for_all();  // every run, the other waiters' included
+          CHECK(group.pending() == 0);
+        } else {
+          group.wait();
+        }
+      }
+    });
+  }
+  for (std::thread& t : waiters) t.join();
+  long expected = 0;
+  for (int w = 0; w < kWaiters; ++w)
+    for (int round = 0; round < kRounds; ++round) expected += (round + w) % 4 + 1;
+  CHECK(ran.load() == expected);
+  executor.wait_for_all();
 }
 
 // A job that records when it ran and may push others from its worker.

@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -20,6 +19,7 @@
 #include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/wait_scope.hpp>
 #include "../executor_configs.hpp"
+#include "../test_support.hpp"
 
 namespace {
 
@@ -34,17 +34,6 @@ struct PlusOne {
   weft::Future<int> input;
   void operator()(weft::TaskMember&, int& out) { out = input.get() + 1; }
 };
-
-// How often the calling thread has gone to sleep (Linux counts a context
-// switch as voluntary when the thread blocked); -1 when it cannot tell.
-long times_this_thread_slept() {
-  std::ifstream status("/proc/thread-self/status");
-  const std::string key = "voluntary_ctxt_switches:";
-  for (std::string line; std::getline(status, line);) {
-    if (line.starts_with(key)) return std::stol(line.substr(key.size()));
-  }
-  return -1;
-}
 
 }  // namespace
 
@@ -81,9 +70,9 @@ TEST_CASE("Promise.a_thread_waiting_outside_the_pool_sleeps_through_other_comple
     }
     promise.set_value(42);
   });
-  const long sleeps_before = times_this_thread_slept();
+  const long sleeps_before = weft::test::times_this_thread_slept();
   CHECK(future.get() == 42);
-  const long sleeps_after = times_this_thread_slept();
+  const long sleeps_after = weft::test::times_this_thread_slept();
   group.wait();
   if (sleeps_before < 0 || sleeps_after < 0) {
     MESSAGE("skipped the count: /proc/thread-self/status is not readable here");

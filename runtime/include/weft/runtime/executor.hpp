@@ -158,10 +158,17 @@ class Executor {
   // object the waiter will destroy.
   void notify_completion() noexcept;
 
+  // Like wait_until(), for a done() that only turns true just before some
+  // run's end_run() (a task group's count, a blocking work-graph run's): a
+  // thread outside the pool then sleeps until a run ends, through the other
+  // completions notify_completion() reports.
+  template <class Pred>
+  void wait_until_run_ends(Pred done);
+
   // Runs (task groups, work-graph executions, graph runs from submission
   // on) register here, so that wait_for_all() and the destructor can wait
   // for them.
-  void begin_run() noexcept { active_runs_.fetch_add(1, std::memory_order_relaxed); }
+  void begin_run() noexcept { runs_.fetch_add(kOneRun, std::memory_order_relaxed); }
   void end_run() noexcept;
   // Returns once every run begun before it has ended: graph runs submitted
   // before it, queued ones included, and task groups' callables. From
@@ -253,6 +260,29 @@ class Executor {
 
   // Checks of a waiter outside the pool, a yield apart, before it sleeps.
   static constexpr int kWaitRoundsBeforeSleep = 16;
+  // On a worker of this executor: runs other jobs until done(), and returns
+  // true. Elsewhere: checks done() kWaitRoundsBeforeSleep times, a yield
+  // apart, and returns whether it came true (if not, the caller sleeps).
+  template <class Pred>
+  bool wait_without_sleeping(Pred& done);
+
+  // runs_: the runs in flight (bits 32-63) and, in the futex word of its low
+  // half, a count of run ends (bits 0-29) and whether some thread sleeps
+  // until a run ends (bit 30) or until none is left (bit 31). One word, so
+  // that end_run() learns whom to wake from its own update, its last touch
+  // of the executor (docs/waiting.md).
+  static constexpr std::uint64_t kOneRun = std::uint64_t{1} << 32;
+  static constexpr std::uint64_t kRunEndSleepers = std::uint64_t{1} << 30;
+  static constexpr std::uint64_t kNoRunSleepers = std::uint64_t{1} << 31;
+  static constexpr std::uint64_t kRunEndCount = kRunEndSleepers - 1;
+  static constexpr std::uint64_t runs_in_flight(std::uint64_t word) noexcept { return word >> 32; }
+  // Marks the caller as sleeping on runs_ (kRunEndSleepers or
+  // kNoRunSleepers) and returns the word it then expects.
+  std::uint64_t announce_run_sleeper(std::uint64_t sleepers) noexcept {
+    // seq_cst: one total order with end_run()'s update; see there.
+    return runs_.fetch_or(sleepers, std::memory_order_seq_cst) | sleepers;
+  }
+  void sleep_on_runs(std::uint64_t expected) noexcept;
 
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
@@ -271,7 +301,7 @@ class Executor {
   EventCount cpu_sleep_;  // CPU-priority workers sleep here
   EventCount gpu_sleep_;  // GPU-priority workers sleep here
   std::atomic<bool> stopping_{false};
-  alignas(64) std::atomic<std::int64_t> active_runs_{0};
+  alignas(64) std::atomic<std::uint64_t> runs_{0};
   alignas(64) std::atomic<std::uint32_t> completions_{0};
   std::atomic<std::uint32_t> external_waiters_{0};
 
@@ -401,20 +431,26 @@ T& Executor::extension() {
 }
 
 template <class Pred>
-void Executor::wait_until(Pred done) {
+bool Executor::wait_without_sleeping(Pred& done) {
   if (WorkerContext* self = this_worker()) {
     while (!done()) {
       if (!run_one(*self)) std::this_thread::yield();
     }
-    return;
+    return true;
   }
   // A few yields before sleeping: most waits outside the pool are short (one
   // small graph's run), and a futex sleep and its wake-up cost microseconds
   // each, a yield well under one.
   for (int round = 0; round < kWaitRoundsBeforeSleep; ++round) {
-    if (done()) return;
+    if (done()) return true;
     std::this_thread::yield();
   }
+  return false;
+}
+
+template <class Pred>
+void Executor::wait_until(Pred done) {
+  if (wait_without_sleeping(done)) return;
   // seq_cst: pairs with notify_completion(); see there.
   external_waiters_.fetch_add(1, std::memory_order_seq_cst);
   while (true) {
@@ -425,6 +461,18 @@ void Executor::wait_until(Pred done) {
     sleep_on_completions(generation);
   }
   external_waiters_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+template <class Pred>
+void Executor::wait_until_run_ends(Pred done) {
+  if (wait_without_sleeping(done)) return;
+  while (true) {
+    // Announce first, then check: a run that ends after the check either
+    // sees the mark and wakes us, or changes the word we sleep on.
+    const std::uint64_t expected = announce_run_sleeper(kRunEndSleepers);
+    if (done()) return;
+    sleep_on_runs(expected);
+  }
 }
 
 }  // namespace weft

@@ -35,7 +35,7 @@ class TaskGroup {
 
   // Waits for outstanding callables; an exception not collected by wait() is dropped.
   ~TaskGroup() {
-    executor_.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
+    executor_.wait_until_run_ends([this] { return pending_.load(std::memory_order_acquire) == 0; });
   }
 
   template <class F>
@@ -57,7 +57,7 @@ class TaskGroup {
 
   void wait() {
     if (scope_.entered()) throw std::logic_error(scope_.self_wait_message());
-    executor_.wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
+    executor_.wait_until_run_ends([this] { return pending_.load(std::memory_order_acquire) == 0; });
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error = std::exchange(error_, nullptr);
       has_error_.store(false, std::memory_order_relaxed);
