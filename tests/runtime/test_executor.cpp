@@ -435,9 +435,10 @@ TEST_CASE("Executor.waits_for_runs_outside_the_pool_sleep_through_other_completi
 }
 
 TEST_CASE("Executor.outside_waiters_see_every_run_end_while_other_runs_begin_and_end.2threads") {
-  // Threads outside the pool sleep on the run count's word; runs beginning
-  // and ending around them (the count coming back to where it was) must
-  // never leave one asleep after what it waits for is done.
+  // Threads outside the pool sleep on the run count's word while runs begin
+  // and end around them; every wait must return. (A run's end wakes every
+  // sleeper, so this catches a lost wake-up only in a waiter's last round;
+  // it is a smoke test for the word's bookkeeping, run under TSan in CI.)
   constexpr int kWaiters = 3, kRounds = 150;
   weft::Executor executor(weft::test::cpu_only(2));
   std::atomic<long> ran{0};

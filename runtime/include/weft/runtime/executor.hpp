@@ -159,9 +159,11 @@ class Executor {
   void notify_completion() noexcept;
 
   // Like wait_until(), for a done() that only turns true just before some
-  // run's end_run() (a task group's count, a blocking work-graph run's): a
-  // thread outside the pool then sleeps until a run ends, through the other
-  // completions notify_completion() reports.
+  // run's end_run() on this executor (a task group's count, a blocking
+  // work-graph run's): a thread outside the pool then sleeps until a run
+  // ends, through the other completions notify_completion() reports. It has
+  // no periodic re-check: a done() that can turn true without an end_run()
+  // following it would sleep forever, and must use wait_until().
   template <class Pred>
   void wait_until_run_ends(Pred done);
 
