@@ -10,7 +10,6 @@
 #include <string>
 
 #include <weft/runtime/executor.hpp>
-#include <weft/runtime/trace.hpp>
 
 namespace weft::detail {
 
@@ -61,10 +60,10 @@ DeviceSpan& span_of(GpuNode& g) {
 // only then the event later GPU nodes on other streams wait on, so that
 // their spans, and the completions that may end the run, come after this
 // one. The span completes the node, or the call does if it came first.
-void run_observed(GpuNode& g, const ObserverList* observers, const char* name) {
+void run_observed(GpuNode& g, const ObserverList* observers) {
   DeviceSpan& span = span_of(g);
   span.observers = observers;
-  span.event.name = name != nullptr ? name : g.trace_name;
+  span.event.name = g.trace_name.c_str();  // the span arrives after the call: not the worker's copy
   span.call.store(DeviceSpan::kCalling, std::memory_order_relaxed);  // the last span was delivered
   stream_ops::record(span.began, g.stream, g.device);
   g.work(GpuStream{g.device, g.stream});
@@ -91,8 +90,7 @@ void run_node(void* state) {
   const WorkerContext* worker = Executor::current_worker();
   const ObserverList* observers = worker != nullptr ? worker->observers() : nullptr;
   if (observers != nullptr) {
-    // The name its node events carry (the engine sets it around the call).
-    run_observed(*g, observers, worker->node_name());
+    run_observed(*g, observers);
     return;
   }
   g->work(GpuStream{g->device, g->stream});
@@ -150,10 +148,12 @@ std::vector<int> GpuNodes::prepare(const Graph& graph, const std::vector<StreamW
     const NodeRecord& node = nodes[i];
     g.node = static_cast<int>(i);
     g.label = label_of(graph, i);
-    // Should the worker not know the node's name: its own, else its kind and id.
-    const std::string& name = graph.node(static_cast<Graph::NodeId>(i)).name;
-    g.trace_name =
-        intern_trace_name(name.empty() ? std::string(to_string(node.kind)) + " " + std::to_string(i) : name);
+    // Its own name, else its kind and id, as the work-DAG names it.
+    g.trace_name = graph.node(static_cast<Graph::NodeId>(i)).name;
+    if (g.trace_name.empty()) {
+      const bool block_kernel = node.kind == NodeKind::Compute && node.split >= 0;
+      g.trace_name = std::string(block_kernel ? "split" : to_string(node.kind)) + " " + std::to_string(i);
+    }
     g.graph = &graph;
     g.done_callback = {&gpu_node_done, &g};
     g.device = node.device;

@@ -7,8 +7,6 @@
 #include <string>
 #include <utility>
 
-#include <weft/runtime/trace.hpp>
-
 namespace weft::detail {
 
 Program::Program(const Graph& graph, bool nested) {
@@ -30,6 +28,7 @@ Program::Program(const Graph& graph, bool nested) {
     }
   }
   has_gpu_kind = !domains.empty();
+  const bool has_conditions = !conditions.empty();
   callables = graph.callables_.chunks();
   predicate = graph.predicate_;
   lower_special_nodes(graph);
@@ -48,7 +47,7 @@ Program::Program(const Graph& graph, bool nested) {
     graph.validate();  // a cycle: report it by node names
     throw;
   }
-  name_nodes_for_traces(graph);
+  label_nodes_for_observers(graph, has_conditions);
   if (!early.empty()) policy->set_deferred(std::move(early));
   gpu.attach(*policy);
   ranks.attach(*policy);
@@ -107,27 +106,13 @@ void Program::lower_special_nodes(const Graph& graph) {
   }
 }
 
-void Program::name_nodes_for_traces(const Graph& graph) {
-  // Observers and traces see the node's name, else its kind and id
-  // ("compute 3"; a tensor operation's kernel on one block: "split 7"),
-  // its level, and where its partition lives; the graph is known by its
-  // address. Names are interned here, once per lowering, not per event.
-  const std::vector<int> levels = graph.levels();
-  std::vector<NodeLabel> labels(graph.nodes_.size());
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    const NodeRecord& node = graph.nodes_[i];
-    labels[i] = {nullptr, node.partition, node.device, levels[i]};
-  }
-  for (const auto& [id, name] : graph.names_.by_id())
-    labels[static_cast<std::size_t>(id)].name = intern_trace_name(name);
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    if (labels[i].name != nullptr) continue;
-    const NodeRecord& node = graph.nodes_[i];
-    const bool block_kernel = node.kind == NodeKind::Compute && node.split >= 0;
-    labels[i].name = intern_trace_name(std::string(block_kernel ? "split" : to_string(node.kind)) + " " +
-                                       std::to_string(i));
-  }
-  policy->set_node_labels(&graph, std::move(labels));
+void Program::label_nodes_for_observers(const Graph& graph, bool has_conditions) {
+  // Observers know the graph by its address. Condition nodes' weak edges
+  // count for levels in a way the rows do not show: such graphs (small
+  // control flow) take the graph's levels now.
+  labels = std::make_unique<TraceLabels>(graph.nodes_, graph.names_,
+                                         has_conditions ? graph.levels() : std::vector<int>());
+  labels->attach(*policy, &graph);
 }
 
 void Program::bind_gpu() {

@@ -17,6 +17,7 @@
 #include <weft/runtime/work_graph_policy.hpp>
 
 #include "device_timeline.hpp"
+#include "trace_labels.hpp"
 
 namespace weft::detail {
 
@@ -34,7 +35,7 @@ struct GpuNode {
   StreamWork work;
   std::string label;                         // for errors: 'name' or #index
   stream_ops::HostCallback done_callback{};  // -> gpu_node_done(this, status)
-  const char* trace_name = "node";           // as observers hear of it
+  std::string trace_name;                    // as observers hear of it
   const void* graph = nullptr;               // as observers know its graph
   std::unique_ptr<DeviceSpan> span;          // made by its first observed run (device_timeline.hpp)
   // Set by bind():
@@ -156,8 +157,9 @@ struct Program {
   std::vector<SubgraphCall> subgraph_calls;
   std::function<bool()> predicate;  // conditional graphs: another pass while it says so
   std::unique_ptr<WorkGraphPolicy<int>> policy;
-  std::string not_runnable;   // why this graph cannot run ("" when it can)
-  bool has_gpu_kind = false;  // some node needs GPU-priority workers
+  std::unique_ptr<TraceLabels> labels;  // for observers, made when first observed
+  std::string not_runnable;             // why this graph cannot run ("" when it can)
+  bool has_gpu_kind = false;            // some node needs GPU-priority workers
   GpuNodes gpu;
   RankNodes ranks;  // distributed graphs: the pass is also ended with the other ranks
   // The pass in flight (one at a time), for subgraph nodes.
@@ -167,7 +169,7 @@ struct Program {
  private:
   Crs<int> successor_rows(const Graph& graph) const;
   void lower_special_nodes(const Graph& graph);
-  void name_nodes_for_traces(const Graph& graph);
+  void label_nodes_for_observers(const Graph& graph, bool has_conditions);
 };
 
 }  // namespace weft::detail

@@ -16,13 +16,6 @@
 
 namespace weft {
 
-const char* intern_trace_name(std::string_view name) {
-  static std::mutex mutex;
-  static std::unordered_set<std::string> names;  // node-based: pointers stay valid
-  std::lock_guard<std::mutex> lock(mutex);
-  return names.emplace(name).first->c_str();
-}
-
 const char* loop_trace_name(const char* loop) noexcept {
   const WorkerContext* worker = Executor::current_worker();
   const char* node = worker != nullptr ? worker->node_name() : nullptr;
@@ -48,6 +41,7 @@ void Tracer::start() {
   for (int w = 0; w < workers_; ++w) {
     buffers_[static_cast<std::size_t>(w)].events.clear();
     buffers_[static_cast<std::size_t>(w)].successors.clear();
+    buffers_[static_cast<std::size_t>(w)].names.clear();
   }
   {
     std::lock_guard<std::mutex> lock(runs_mutex_);
@@ -57,6 +51,7 @@ void Tracer::start() {
   {
     std::lock_guard<std::mutex> lock(device_mutex_);
     device_spans_.clear();
+    device_names_.clear();
   }
   origin_ns_ = observer_clock();
   // The executor publishes this flag to workers through the next job it
@@ -99,7 +94,7 @@ void Tracer::on_node_end(const NodeEvent& e) noexcept {
   const std::int64_t begin = buffer.open.back();
   buffer.open.pop_back();
   if (!active()) return;
-  TraceEvent event{e.name, begin - origin_ns_, e.time_ns - origin_ns_, e.domain};
+  TraceEvent event{buffer.names.keep(e.name), begin - origin_ns_, e.time_ns - origin_ns_, e.domain};
   if (e.node >= 0) {
     event.level = e.level;
     event.partition = e.partition;
@@ -138,8 +133,8 @@ std::vector<TraceRun> Tracer::runs() const {
 void Tracer::on_device_span(const DeviceSpanEvent& e) noexcept {
   if (!active()) return;
   std::lock_guard<std::mutex> lock(device_mutex_);
-  device_spans_.push_back(
-      {e.name, e.begin_ns - origin_ns_, e.end_ns - origin_ns_, e.device, e.stream, e.node, e.run, e.graph});
+  device_spans_.push_back({device_names_.keep(e.name), e.begin_ns - origin_ns_, e.end_ns - origin_ns_,
+                           e.device, e.stream, e.node, e.run, e.graph});
 }
 
 std::vector<TraceDeviceSpan> Tracer::device_spans() const {

@@ -77,6 +77,15 @@ void WorkGraphEngine<Index>::set_node_labels(const void* graph, std::vector<Node
   }
   graph_ = graph != nullptr ? graph : this;
   labels_ = std::move(labels);
+  labeler_ = nullptr;
+}
+
+template <class Index>
+void WorkGraphEngine<Index>::set_node_labeler(const void* graph, Labeler labeler, const void* context) {
+  graph_ = graph != nullptr ? graph : this;
+  labels_.clear();
+  labeler_ = labeler;
+  labeler_context_ = context;
 }
 
 template <class Index>
@@ -217,6 +226,16 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
   error_ = nullptr;
   // One list for the whole run, so that each observer sees all of it or none.
   run_observers_ = executor.observers();
+  if (run_observers_ != nullptr && labels_.empty() && labeler_ != nullptr) {
+    try {
+      labels_ = labeler_(labeler_context_);  // paid once, by the first run anyone observes
+    } catch (...) {
+      busy_.store(false, std::memory_order_release);
+      throw;
+    }
+    if (labels_.size() != static_cast<std::size_t>(dag_.num_rows()))
+      labels_.clear();  // a wrong labeler: "node"
+  }
   run_ = runs_begun_++;
   if (run_observers_ != nullptr) run_observers_->run_begin(run_event());
   if (roots_.empty()) return false;  // no node, or none without a predecessor
@@ -357,9 +376,10 @@ void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Ind
       // Made before the call: once a deferred node with no early successor
       // is started, its completion may end the run and free this engine.
       NodeEvent event;
+      [[maybe_unused]] NameBuffer name;
       [[maybe_unused]] const char* outer_name = nullptr;
       if constexpr (Observed) {
-        event = node_event(node, worker, domain);
+        event = node_event(node, worker, domain, name);
         observers->node_begin(event);
         outer_name = worker.exchange_node_name(event.name);  // loops inside name their helpers after it
         if (early >= 0) {

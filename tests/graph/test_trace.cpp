@@ -105,7 +105,7 @@ TEST_CASE("Trace.unwritable_path_is_reported") {
 }
 
 TEST_CASE("Trace.names_that_are_not_utf8_still_make_a_valid_file") {
-  // Names reach the tracer from anywhere (interned C strings); the file must
+  // Names reach the tracer from anywhere (C strings it copies); the file must
   // stay JSON a strict reader accepts whatever bytes they hold.
   weft::Tracer tracer(1);
   tracer.start();

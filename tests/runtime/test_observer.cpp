@@ -96,7 +96,8 @@ TEST_CASE("Observer.every_node_of_a_work_graph_once_per_run_with_its_label.2thre
   weft::WorkGraphPolicy<int> policy(diamond());
   const int graph_tag = 0;  // what the layer above knows the graph by
   const int partitions[] = {0, 1, 2, -1}, devices[] = {-1, 0, 1, -1};
-  policy.set_node_labels(&graph_tag, {{"a", 0, -1}, {"b", 1, 0}, {"c", 2, 1}, {"d", -1, -1}});
+  policy.set_node_labels(
+      &graph_tag, {{"a", "node", 0, -1}, {"b", "node", 1, 0}, {"c", "node", 2, 1}, {"d", "node", -1, -1}});
   auto recorder = std::make_shared<Recorder>();
   executor.attach(recorder);
   for (int run = 0; run < 3; ++run) weft::parallel_for(executor, policy, [](int) {});

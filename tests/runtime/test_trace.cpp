@@ -53,10 +53,10 @@ TEST_CASE("Trace.spans_carry_node_level_partition_device_and_run.2threads") {
   weft::Executor executor = make_executor(2);
   weft::WorkGraphPolicy<int> policy(diamond());
   int graph_identity = 0;
-  policy.set_node_labels(&graph_identity, {{weft::intern_trace_name("top"), -1, -1, 0},
-                                           {weft::intern_trace_name("left"), 0, 3, 1},
-                                           {weft::intern_trace_name("right"), 1, -1, 1},
-                                           {weft::intern_trace_name("bottom"), -1, -1, 2}});
+  policy.set_node_labels(&graph_identity, {{"top", "node", -1, -1, 0},
+                                           {"left", "node", 0, 3, 1},
+                                           {"right", "node", 1, -1, 1},
+                                           {"bottom", "node", -1, -1, 2}});
   executor.start_trace();
   for (int pass = 0; pass < 2; ++pass) weft::parallel_for(executor, policy, [](int) {});
   const nlohmann::json doc = write_and_read(executor, "weft_runtime_trace_args.json");

@@ -56,8 +56,8 @@ struct NodeEvent {
   std::int64_t time_ns = 0;  // observer_clock() when it began, or ended
   int worker = -1;           // the index of the worker running it
   Domain domain = Domain::Cpu;
-  std::int64_t node = -1;       // its index in its graph; -1 for jobs that are not graph nodes
-  const char* name = "node";    // never null; lives as long as the process (intern_trace_name)
+  std::int64_t node = -1;     // its index in its graph; -1 for jobs that are not graph nodes
+  const char* name = "node";  // never null; valid until this node's on_node_end returns (copy what you keep)
   const void* graph = nullptr;  // which graph (for identity only; see docs/observers.md), or null
   std::int32_t partition = -1;  // the tensor partition it works on, or -1
   std::int32_t device = -1;     // the device that partition lives on, or -1
@@ -87,7 +87,7 @@ struct DeviceSpanEvent {
   std::int32_t device = -1;     // the logical device (cuda_devices.hpp)
   std::int32_t stream = -1;     // on it: -1 the compute stream, k >= 0 copy stream k
   std::int64_t node = -1;       // as NodeEvent
-  const char* name = "node";    // as NodeEvent
+  const char* name = "node";    // never null; valid during the call (copy what you keep)
   const void* graph = nullptr;  // as NodeEvent
   std::int64_t run = -1;        // as NodeEvent when known; -1 for now (docs/observers.md)
 };
@@ -117,7 +117,8 @@ class Observer {
 // What the layer that built a work-DAG knows of one node, for its events
 // (WorkGraphPolicy::set_node_labels).
 struct NodeLabel {
-  const char* name = "node";  // interned (intern_trace_name)
+  const char* name = nullptr;  // its name, kept alive by that layer as long as the labels; null: unnamed
+  const char* kind = "node";   // a string literal; an unnamed node's events say "<kind> <index>"
   std::int32_t partition = -1;
   std::int32_t device = -1;
   std::int32_t level = -1;  // its depth in the graph's levels, or -1

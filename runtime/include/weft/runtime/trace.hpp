@@ -30,9 +30,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include <weft/runtime/detail/name_arena.hpp>
 #include <weft/runtime/job.hpp>
 #include <weft/runtime/observer.hpp>
 
@@ -41,9 +41,6 @@ namespace weft {
 namespace detail {
 class TraceFile;  // writes a Tracer's file (trace.cpp)
 }  // namespace detail
-
-// A name that lives as long as the process (events keep the pointer).
-const char* intern_trace_name(std::string_view name);
 
 // The name the helper jobs of a parallel loop started on this thread take:
 // the graph node this worker runs while observed (WorkerContext::node_name),
@@ -55,7 +52,7 @@ const char* loop_trace_name(const char* loop) noexcept;
 std::string numbered_trace_path(const std::string& path, int n);
 
 struct TraceEvent {
-  const char* name;
+  const char* name;       // the tracer's copy: valid until it restarts or is destroyed
   std::int64_t start_ns;  // since the trace started
   std::int64_t end_ns;
   Domain domain;
@@ -83,7 +80,7 @@ struct TraceRun {
 // stream: tracks "GPU <device> stream <s>" in the file, s = 0 the compute
 // stream, s = k + 1 copy stream k.
 struct TraceDeviceSpan {
-  const char* name;
+  const char* name;       // as TraceEvent's
   std::int64_t start_ns;  // since the trace started
   std::int64_t end_ns;
   std::int32_t device;
@@ -109,7 +106,8 @@ class Tracer : public Observer {
   std::int64_t now_ns() const noexcept { return observer_clock() - origin_ns_; }
   // Worker `worker` only (each worker owns its buffer).
   void record(int worker, const char* name, Domain domain, std::int64_t start_ns) {
-    buffers_[static_cast<std::size_t>(worker)].events.push_back({name, start_ns, now_ns(), domain});
+    Buffer& buffer = buffers_[static_cast<std::size_t>(worker)];
+    buffer.events.push_back({buffer.names.keep(name), start_ns, now_ns(), domain});
   }
 
   void on_run_begin(const RunEvent& e) noexcept override;
@@ -132,6 +130,7 @@ class Tracer : public Observer {
     std::vector<TraceEvent> events;
     std::vector<std::int64_t> open;        // begin times of the nodes running, innermost last
     std::vector<std::int64_t> successors;  // the graph nodes' successors, each event's in a row
+    detail::NameArena names;               // the events' names: a graph's go with it, these stay
   };
   std::atomic<bool> active_{false};
   mutable std::mutex runs_mutex_;    // guards the runs (they begin and end on any thread)
@@ -139,7 +138,8 @@ class Tracer : public Observer {
   std::vector<TraceRun> open_runs_;  // begun, not ended
   mutable std::mutex device_mutex_;  // device spans come from a thread of their own
   std::vector<TraceDeviceSpan> device_spans_;
-  std::int64_t origin_ns_;  // observer_clock() at start()
+  detail::NameArena device_names_;  // their names (guarded by device_mutex_)
+  std::int64_t origin_ns_;          // observer_clock() at start()
   std::unique_ptr<Buffer[]> buffers_;
   int workers_;
 };

@@ -100,10 +100,19 @@ class WorkGraphPolicy {
 
   // What observers (observer.hpp) and traces hear of the nodes: the graph
   // they belong to (for identity; the policy itself when never set) and one
-  // label per node (name, partition, device), or none ("node"). Set while
-  // no pass is in flight; throws std::invalid_argument for a wrong count.
+  // label per node (name or kind, partition, device, level), or none
+  // ("node"). The caller keeps the names alive while the policy runs. Set
+  // while no pass is in flight; throws std::invalid_argument for a wrong count.
   void set_node_labels(const void* graph, std::vector<NodeLabel> labels) const {
     engine_->set_node_labels(graph, std::move(labels));
+  }
+  // The same, made only when a run is first observed: labeler(context)
+  // returns the labels (num_nodes() of them; any other count leaves the
+  // nodes "node"), on the thread that starts that run. For graphs of many
+  // nodes that mostly run unobserved, so that they pay nothing for names.
+  using Labeler = std::vector<NodeLabel> (*)(const void* context);
+  void set_node_labeler(const void* graph, Labeler labeler, const void* context) const {
+    engine_->set_node_labeler(graph, labeler, context);
   }
 
   // Deferred nodes: nodes whose call only starts their work (a GPU node

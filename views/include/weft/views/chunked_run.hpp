@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include <weft/runtime/executor.hpp>
@@ -142,7 +143,7 @@ class ChunkedRun {
       ChunkedRun& run = *static_cast<HelperJob&>(self).run;
       const bool traced = worker.tracing();
       const std::int64_t start = traced ? worker.trace_clock() : 0;
-      if (run.run_chunks() > 0 && traced) worker.trace(run.trace_name_, Domain::Cpu, start);
+      if (run.run_chunks() > 0 && traced) worker.trace(run.trace_name_.c_str(), Domain::Cpu, start);
       run.release();  // may free `self`
     }
     ChunkedRun* run;
@@ -208,7 +209,9 @@ class ChunkedRun {
   const RunChunk run_chunk_;
   const void* const body_;
   const std::uint64_t chunk_count_;
-  const char* const trace_name_;
+  // A copy: a helper reports its span after its chunks, when the node
+  // whose name it is may have ended.
+  const std::string trace_name_;
   std::vector<HelperJob> helpers_;
   std::exception_ptr error_;  // set once, by the chunk whose exchange of failed_ won
   std::atomic<bool> failed_{false};

@@ -41,7 +41,9 @@ class WorkGraphEngine {
   void start_calls(Executor& executor, const NodeCall* calls, const std::atomic<bool>* cancel, OnDone done,
                    void* context, const WaitScope* scope);
 
+  using Labeler = std::vector<NodeLabel> (*)(const void* context);
   void set_node_labels(const void* graph, std::vector<NodeLabel> labels);
+  void set_node_labeler(const void* graph, Labeler labeler, const void* context);
   void set_deferred(std::vector<Index> early);
   void complete_deferred(Index node, std::exception_ptr error) noexcept;
 
@@ -109,7 +111,11 @@ class WorkGraphEngine {
       call_(functor_, node);
     }
   }
-  NodeEvent node_event(Index node, const WorkerContext& worker, Domain domain) const noexcept {
+  // An unnamed node's name ("compute 17") is made only when observed, in
+  // `name` (on the stack of the frame that sends its begin and end).
+  using NameBuffer = char[48];
+  NodeEvent node_event(Index node, const WorkerContext& worker, Domain domain,
+                       NameBuffer& name) const noexcept {
     NodeEvent e;
     e.time_ns = observer_clock();
     e.worker = worker.index();
@@ -119,7 +125,7 @@ class WorkGraphEngine {
     e.run = run_;
     if (!labels_.empty()) {
       const NodeLabel& label = labels_[static_cast<std::size_t>(node)];
-      e.name = label.name;
+      e.name = label.name != nullptr ? label.name : format_node_name(name, label.kind, node);
       e.partition = label.partition;
       e.device = label.device;
       e.level = label.level;
@@ -135,6 +141,25 @@ class WorkGraphEngine {
       e.successors.count = dag_.row_map[static_cast<std::size_t>(node) + 1] - begin;
     return e;
   }
+  // "<kind> <node>", cut to fit.
+  static const char* format_node_name(NameBuffer& out, const char* kind, Index node) noexcept {
+    std::size_t at = 0;
+    while (kind[at] != '\0' && at < sizeof(out) - 22) {
+      out[at] = kind[at];
+      ++at;
+    }
+    out[at++] = ' ';
+    char digits[20];
+    int count = 0;
+    auto value = static_cast<std::uint64_t>(node);
+    do {
+      digits[count++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value != 0);
+    while (count > 0) out[at++] = digits[--count];
+    out[at] = '\0';
+    return out;
+  }
   RunEvent run_event() const noexcept { return {observer_clock(), graph_, run_, dag_.num_rows()}; }
   // Out of line: inlined into the node loop, the deque's push (and its
   // growth path) took registers the loop needs, 6% per node on a chain.
@@ -147,7 +172,9 @@ class WorkGraphEngine {
   std::vector<Domain> domains_;           // empty: all CPU
   std::vector<std::uint8_t> conditions_;  // empty: no condition node
   std::vector<NodeLabel> labels_;         // for observers (empty: every node "node")
-  std::vector<Index> deferred_;           // empty: no deferred node (see set_deferred)
+  Labeler labeler_ = nullptr;             // makes labels_ for the first observed run
+  const void* labeler_context_ = nullptr;
+  std::vector<Index> deferred_;  // empty: no deferred node (see set_deferred)
   std::unique_ptr<std::atomic<Index>[]> join_;
   std::vector<NodeJob> jobs_;
   std::vector<Index> roots_;
