@@ -15,6 +15,9 @@
 //   run        a run of the already-run graph (best of twice the repetitions,
 //              the raw work-DAG's and the graph's runs taking turns)
 // Ratios: build and first run against oneTBB, run against the raw work-DAG.
+// Heap, in bytes per node: what glibc has in use after building, and after
+// the first run (weft lowers the graph there), over what it had before,
+// against oneTBB's (heap_built, heap_first_run).
 // Every node of every variant runs the same Probe, whose visit counts (and,
 // in one verification run each, sequence numbers) prove afterwards that each
 // node ran exactly once per run and after its predecessors.
@@ -137,12 +140,21 @@ double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Timings of one variant, in seconds (best of the repetitions).
+// Timings of one variant, in seconds (best of the repetitions), and the
+// heap it holds (glibc's bytes in use, every arena) after building and
+// after the first run, over what was in use before it was built.
 struct Timings {
   double build = std::numeric_limits<double>::infinity();
   double first_run = std::numeric_limits<double>::infinity();
   double run = std::numeric_limits<double>::infinity();
+  double heap_built = 0;
+  double heap_run = 0;
 };
+
+double heap_in_use() {
+  const struct mallinfo2 heap = mallinfo2();
+  return static_cast<double>(heap.uordblks + heap.hblkhd);  // small blocks and mapped ones
+}
 
 // Builds `reps` times (each built graph runs once, the first run) and
 // returns the last one, checked. Variant: make(), run(built).
@@ -153,12 +165,18 @@ auto build_and_run_once(const Shape& s, const char* variant, const Options& opt,
   for (int r = 0; r < std::max(1, opt.repetitions); ++r) {
     built = {};  // the previous one goes outside the timers
     probe.reset(r == 0);
+    const double heap_before = heap_in_use();
     auto start = std::chrono::steady_clock::now();
     built = make();
     t.build = std::min(t.build, since(start));
+    const double heap_built = heap_in_use();
     start = std::chrono::steady_clock::now();
     run(*built);
     t.first_run = std::min(t.first_run, since(start));
+    if (r + 1 == std::max(1, opt.repetitions)) {  // the last: everything warm; outside the timers
+      t.heap_built = heap_built - heap_before;
+      t.heap_run = heap_in_use() - heap_before;
+    }
     probe.check(s, variant, 1);
   }
   return built;
@@ -291,6 +309,11 @@ void run_shape(ShapeKind kind, const Options& opt, Reporter& out) {
               {"oneTBB", tbb.first_run * ns});
   out.compare(name + ".run", params, "ns/node", {"weft", weft_graph.run * ns}, {"raw-workdag", raw.run * ns});
   out.compare(name + ".run", params, "ns/node", {"weft", weft_graph.run * ns}, {"oneTBB", tbb.run * ns});
+  const double per_node = 1.0 / s.n;
+  out.compare(name + ".heap_built", params, "B/node", {"weft", weft_graph.heap_built * per_node},
+              {"oneTBB", tbb.heap_built * per_node});
+  out.compare(name + ".heap_first_run", params, "B/node", {"weft", weft_graph.heap_run * per_node},
+              {"oneTBB", tbb.heap_run * per_node});
 }
 
 // ---- queued runs ---------------------------------------------------------------------
