@@ -29,6 +29,10 @@
 // builders' own work, freed memory stays in the process while a shape is
 // measured (KeepFreedMemory) and the best of the repetitions is reported.
 //
+// graph_fresh_process: the build and first run of each shape in a process
+// of its own (weft-bench started again for each variant and repetition),
+// where every page is faulted in for the first time: a user's first graph.
+//
 // graph_queued_runs: 10,000 runs of a 10-node graph submitted back to back
 // (they queue) against the same runs issued one after another with a wait
 // in between, in us per run.
@@ -42,6 +46,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -316,6 +321,74 @@ void run_shape(ShapeKind kind, const Options& opt, Reporter& out) {
               {"oneTBB", tbb.heap_run * per_node});
 }
 
+// ---- build and first run in a fresh process -------------------------------------------
+
+// Each variant builds and runs a shape once in a process of its own
+// (weft-bench started again, told what to do by WEFT_BENCH_FRESH_CHILD),
+// so its memory comes from the kernel as a user's first graph's does.
+// The runtimes are started first (a one-node graph each) and not timed.
+constexpr const char* kFreshChild = "WEFT_BENCH_FRESH_CHILD";
+
+[[noreturn]] void fresh_child(const std::string& what, const Options& opt) {
+  const auto colon = what.find(':');
+  const std::string variant = what.substr(0, colon);
+  const Shape s = make_shape(static_cast<ShapeKind>(std::stoi(what.substr(colon + 1))), opt);
+  Probe probe("graph_fresh_process", s.n);
+  double seconds = 0;
+  if (variant == "weft") {
+    weft::Executor executor(weft::bench::cpu_only(opt.threads));
+    weft::Graph warm_up;
+    warm_up.emplace([] {});
+    executor.run(warm_up).get();
+    seconds = weft::bench::seconds([&] {
+      auto graph = build_graph(s, probe);
+      executor.run(*graph).get();
+    });
+  } else {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(opt.threads));
+    weft::bench::TbbDag(Shape{ShapeKind::independent, "warm-up", 1, 0, 0}, probe).run();
+    probe.reset(false);
+    seconds = weft::bench::seconds([&] { weft::bench::TbbDag(s, probe).run(); });
+  }
+  probe.check(s, variant.c_str(), 1);
+  std::printf("fresh-seconds %.9f\n", seconds);
+  std::fflush(stdout);
+  std::exit(0);
+}
+
+double fresh_process_seconds(const char* variant, ShapeKind kind, const Options& opt) {
+  // This program's path, which the shell popen() starts would see as its own.
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string command = std::string(kFreshChild) + "=" + variant + ":" +
+                              std::to_string(static_cast<int>(kind)) + " '" + self + "' --filter " +
+                              "graph_fresh_process --threads " + std::to_string(opt.threads) +
+                              (opt.quick ? " --quick" : "");
+  std::FILE* child = popen(command.c_str(), "r");
+  if (child == nullptr) fail("fresh_process: cannot start '" + command + "'");
+  double seconds = -1;
+  char line[256];
+  while (std::fgets(line, sizeof line, child) != nullptr) std::sscanf(line, "fresh-seconds %lf", &seconds);
+  if (pclose(child) != 0 || seconds < 0) fail("fresh_process: '" + command + "' failed");
+  return seconds;
+}
+
+void run_fresh_processes(const Options& opt, Reporter& out) {
+  if (const char* child = std::getenv(kFreshChild)) fresh_child(child, opt);
+  for (const ShapeKind kind :
+       {ShapeKind::chain, ShapeKind::independent, ShapeKind::tree, ShapeKind::wavefront}) {
+    const Shape s = make_shape(kind, opt);
+    double weft_s = std::numeric_limits<double>::infinity(), tbb_s = weft_s;
+    for (int r = 0; r < std::max(1, opt.repetitions); ++r) {
+      weft_s = std::min(weft_s, fresh_process_seconds("weft", kind, opt));
+      tbb_s = std::min(tbb_s, fresh_process_seconds("oneTBB", kind, opt));
+    }
+    const double ns = 1e9 / s.n;
+    out.compare(std::string("graph.") + s.name + ".fresh_build_and_first_run", s.params(opt.threads),
+                "ns/node", {"weft", weft_s * ns}, {"oneTBB", tbb_s * ns});
+  }
+}
+
 // ---- queued runs ---------------------------------------------------------------------
 
 void run_queued(const Options& opt, Reporter& out) {
@@ -363,3 +436,4 @@ WEFT_BENCHMARK(graph_independent) { run_shape(ShapeKind::independent, opt, out);
 WEFT_BENCHMARK(graph_tree) { run_shape(ShapeKind::tree, opt, out); }
 WEFT_BENCHMARK(graph_wavefront) { run_shape(ShapeKind::wavefront, opt, out); }
 WEFT_BENCHMARK(graph_queued_runs) { run_queued(opt, out); }
+WEFT_BENCHMARK(graph_fresh_process) { run_fresh_processes(opt, out); }
