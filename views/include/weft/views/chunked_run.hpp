@@ -141,9 +141,8 @@ class ChunkedRun {
     explicit HelperJob(ChunkedRun& owner) noexcept : Job(&HelperJob::invoke), run(&owner) {}
     static void invoke(Job& self, WorkerContext& worker) {
       ChunkedRun& run = *static_cast<HelperJob&>(self).run;
-      const bool traced = worker.tracing();
-      const std::int64_t start = traced ? worker.trace_clock() : 0;
-      if (run.run_chunks() > 0 && traced) worker.trace(run.trace_name_.c_str(), Domain::Cpu, start);
+      const WorkerContext* traced = worker.tracing() ? &worker : nullptr;
+      run.run_chunks(traced, traced != nullptr ? worker.trace_clock() : 0);
       run.release();  // may free `self`
     }
     ChunkedRun* run;
@@ -162,15 +161,18 @@ class ChunkedRun {
   }
 
   // Claims and runs chunks until none are left; returns how many it ran.
-  std::uint64_t run_chunks() noexcept {
+  // A traced helper (`traced` set) records its span, begun at `start`,
+  // after its last chunk ran and before that chunk counts as finished: so
+  // it is in before the caller can return, and with it the node and run
+  // around the loop end.
+  std::uint64_t run_chunks(const WorkerContext* traced = nullptr, std::int64_t start = 0) noexcept {
     ExecutorScope scope(executor_);  // nested calls in the chunks stay on this executor
     std::uint64_t ran = 0;
-    while (true) {
-      // relaxed: a claim only has to be unique. What a chunk reads was
-      // published by the submission that started this helper (or is the
-      // caller's own).
-      const std::uint64_t chunk = next_chunk_.fetch_add(1, std::memory_order_relaxed);
-      if (chunk >= chunk_count_) return ran;
+    // relaxed: a claim only has to be unique. What a chunk reads was
+    // published by the submission that started this helper (or is the
+    // caller's own).
+    std::uint64_t chunk = next_chunk_.fetch_add(1, std::memory_order_relaxed);
+    while (chunk < chunk_count_) {
       // relaxed: skipping after a failure is best effort; the error itself
       // travels through finished_chunks_.
       if (!failed_.load(std::memory_order_relaxed)) {
@@ -181,13 +183,19 @@ class ChunkedRun {
           if (!failed_.exchange(true, std::memory_order_relaxed)) error_ = std::current_exception();
         }
       }
-      // release: this chunk's writes (results, partials, error_) happen before
-      // the caller's acquire load that sees the count complete; each RMW
-      // continues the release sequence, so earlier chunks' writes do too.
+      const std::uint64_t next = next_chunk_.fetch_add(1, std::memory_order_relaxed);
+      if (next >= chunk_count_ && traced != nullptr && ran > 0)
+        traced->trace(trace_name_.c_str(), Domain::Cpu, start);
+      // release: this chunk's writes (results, partials, error_, the span)
+      // happen before the caller's acquire load that sees the count
+      // complete; each RMW continues the release sequence, so earlier
+      // chunks' writes do too.
       if (finished_chunks_.fetch_add(1, std::memory_order_release) + 1 == chunk_count_) {
         executor_.notify_completion();  // wakes a caller sleeping outside the pool
       }
+      chunk = next;
     }
+    return ran;
   }
 
   bool all_chunks_finished() const noexcept {
