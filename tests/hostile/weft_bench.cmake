@@ -34,3 +34,27 @@ weft_hostile_case(weft_bench_reports_a_missing_json_folder_before_running PROGRA
   EXPECT "cannot write 'nowhere/b.json': No such file" FORBID "ratio" ARGS ${quick} --json nowhere/b.json)
 weft_hostile_case(weft_bench_reports_a_full_disk PROGRAM weft-bench EXIT 1 SECONDS 60
   EXPECT "weft-bench: error while writing '/dev/full': No space left" ARGS ${quick} --json /dev/full)
+
+# The budget gate (--budgets, docs/benchmarks.md), on the files in budgets/:
+# a miss fails after 3 runs naming the row, the ratio, the budget and the
+# margin; a budget file that is wrong stops weft-bench before anything runs.
+set(budgets ${CMAKE_CURRENT_SOURCE_DIR}/budgets)
+weft_hostile_case(weft_bench_checks_the_committed_budgets PROGRAM weft-bench EXIT 0 NO_FILES
+  EXPECT "views_saxpy" ARGS --list --budgets ${PROJECT_SOURCE_DIR}/tools/bench/budgets.json)
+weft_hostile_case(weft_bench_fails_a_row_that_misses_its_budget PROGRAM weft-bench EXIT 1 NO_FILES SECONDS 60
+  EXPECT "running it again \\(run 3 of at most 3\\).*weft-bench: budget missed: views_saxpy.parallel_for \\[n=2\\^16 goal<=1.11\\] weft / OpenMP: ratio [0-9.e+-]+ \\(best of 3 runs\\) > 1.5e-09 \\(max_ratio 1e-09 x margin 1.5\\)"
+  ARGS ${quick} --budgets ${budgets}/impossible.json)
+weft_hostile_case(weft_bench_passes_rows_within_their_budgets PROGRAM weft-bench EXIT 0 NO_FILES SECONDS 60
+  EXPECT "gate: ok +views_saxpy.split .n=2\\^16 P=1 goal<=1.11. weft / OpenMP: ratio .*budgets not checked here: 2 .*every budget kept"
+  FORBID "running it again" ARGS ${quick} --budgets ${budgets}/generous.json)
+weft_hostile_case(weft_bench_fails_a_budget_that_matches_no_row PROGRAM weft-bench EXIT 1 NO_FILES SECONDS 60
+  EXPECT "weft-bench: budget for views_saxpy.parallel_four weft / OpenMP matched no row of views_saxpy"
+  ARGS ${quick} --budgets ${budgets}/renamed_row.json)
+weft_hostile_case(weft_bench_refuses_a_budget_for_a_benchmark_it_does_not_have PROGRAM weft-bench EXIT 2 NO_FILES
+  EXPECT "budget 1 \\(views_saxpy.parallel_for weft / OpenMP\\) names benchmark 'views_saxpi', which this weft-bench does not have"
+  FORBID "ratio" ARGS ${quick} --budgets ${budgets}/missing_benchmark.json)
+weft_hostile_case(weft_bench_refuses_a_malformed_budgets_file PROGRAM weft-bench EXIT 2 NO_FILES
+  EXPECT "malformed.json: not valid JSON" FORBID "ratio" ARGS ${quick} --budgets ${budgets}/malformed.json)
+weft_hostile_case(weft_bench_refuses_a_missing_budgets_file PROGRAM weft-bench EXIT 2 NO_FILES
+  EXPECT "weft-bench: cannot read the budgets file 'nowhere.json': No such file" FORBID "ratio"
+  ARGS ${quick} --budgets nowhere.json)

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // weft-bench: runs the registered benchmarks and prints one table.
-//   weft-bench [--quick] [--threads N] [--filter SUBSTRING] [--json FILE] [--list]
-// --help gives each option's default; --list honours --filter.
-// Exit codes: 0 success, 1 a benchmark or the JSON output failed, 2 usage
-// error. The --json file is checked before the first benchmark runs.
+//   weft-bench [--quick] [--threads N] [--filter SUBSTRING] [--json FILE]
+//              [--budgets FILE] [--list]
+// --help gives each option's default; --list honours --filter. --budgets
+// holds every row that ran to the budgets of that file (budget_gate.hpp,
+// docs/benchmarks.md); CI runs `--quick --budgets tools/bench/budgets.json`.
+// Exit codes: 0 success, 1 a benchmark, the JSON output or a budget failed,
+// 2 usage error (a bad budgets file among them). The --json file and the
+// budgets file are checked before the first benchmark runs.
 #include "bench.hpp"
+#include "budget_gate.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +28,7 @@
 namespace weft::bench {
 namespace {
 
+// Every benchmark by name, filled by WEFT_BENCHMARK's registrations.
 std::map<std::string, BenchmarkFn>& registry() {
   static std::map<std::string, BenchmarkFn> all;
   return all;
@@ -60,15 +67,78 @@ void Reporter::write_json(const std::string& path) const {
 
 namespace {
 
+using namespace weft::bench;
+
 // --filter's rule, shared by --list and the run: an empty filter selects every benchmark.
 bool selected(const std::string& name, const std::string& filter) {
   return filter.empty() || name.find(filter) != std::string::npos;
 }
 
+std::vector<std::string> registered_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : registry()) names.push_back(name);
+  return names;
+}
+
+// Runs each chosen benchmark once, printing the table; returns each one's rows.
+std::vector<BenchmarkRun> run_all(const std::vector<std::string>& chosen, const Options& opt,
+                                  Reporter& reporter) {
+  std::printf("%-28s %-26s %-10s %12s %-9s %-10s %12s %7s\n", "benchmark", "params", "variant", "value",
+              "unit", "baseline", "value", "ratio");
+  std::vector<BenchmarkRun> runs;
+  for (const std::string& name : chosen) {
+    const std::size_t first = reporter.records().size();
+    registry().at(name)(opt, reporter);
+    const auto& all = reporter.records();
+    runs.push_back({name, {all.begin() + static_cast<std::ptrdiff_t>(first), all.end()}});
+  }
+  return runs;
+}
+
+// One line per row held to a budget, and how many budgets were not checked.
+void print_checks(const GateResult& result) {
+  for (const Check& c : result.checks) {
+    std::printf("gate: %-4s %s: %s\n", misses(*c.budget, c.row.ratio) ? "MISS" : "ok",
+                describe_row(c.row).c_str(), describe_check(c).c_str());
+  }
+  std::printf(
+      "gate: rows held to budgets: %zu; budgets not checked here: %zu (their benchmark did not run, "
+      "or prints rows only on a GPU)\n",
+      result.checks.size(), result.budgets_not_run);
+}
+
+// Holds the rows to the budgets: the checks on stdout, the failures on
+// stderr. Returns the exit code.
+int run_gate(const BudgetFile& file, const std::vector<BenchmarkRun>& runs, const Options& opt) {
+  std::printf(
+      "\ngate: budgets from %s, margin %g unless a budget gives its own; a benchmark with a missed row "
+      "runs again, up to %d runs in all, and each row is judged by its best ratio\n",
+      file.source.c_str(), file.margin, kMaxRuns);
+  const GateResult result = gate(file, runs, [&opt](const std::string& name, int run) {
+    std::printf("gate: %s missed a budget; running it again (run %d of at most %d)\n", name.c_str(), run,
+                kMaxRuns);
+    Reporter again;
+    registry().at(name)(opt, again);
+    return again.records();
+  });
+  print_checks(result);
+  if (result.failures.empty()) {
+    std::printf("gate: every budget kept\n");
+    return weft::examples::kExitOk;
+  }
+  std::fflush(stdout);
+  for (const std::string& failure : result.failures)
+    std::fprintf(stderr, "weft-bench: %s\n", failure.c_str());
+  std::fprintf(
+      stderr,
+      "weft-bench: budget failures: %zu (%s); docs/benchmarks.md says when and how a budget may move\n",
+      result.failures.size(), file.source.c_str());
+  return weft::examples::kExitFailed;
+}
+
 int bench_main(int argc, char** argv) {
-  using namespace weft::bench;
   Options opt;
-  std::string filter, json_path;
+  std::string filter, json_path, budgets_path;
   bool list = false;
   CLI::App app("weft-bench: weft's benchmarks, each against a baseline in the same run", "weft-bench");
   app.add_flag("--quick", opt.quick,
@@ -87,31 +157,43 @@ int bench_main(int argc, char** argv) {
                  "also write the table as JSON to this file, checked before the first benchmark runs "
                  "(default: none, the table only)")
       ->type_name("FILE");
+  app.add_option("--budgets", budgets_path,
+                 "after the run, hold every row to the budgets of this file (tools/bench/budgets.json): "
+                 "a row that misses its budget by more than the margin, judged by the best of up to " +
+                     std::to_string(kMaxRuns) +
+                     " runs of its benchmark, fails the run; the file is checked before the first "
+                     "benchmark runs (default: none, no gate)")
+      ->type_name("FILE");
   app.add_flag("--list", list,
                "print the names of the benchmarks that would run, one a line, and exit (default: off)");
   app.footer(
-      "Exit codes: 0 success; 1 a benchmark or the JSON output failed; 2 usage error (an unknown option, a "
-      "bad number, a --filter that matches no benchmark).");
+      "Exit codes: 0 success; 1 a benchmark or the JSON output failed, or a row missed its budget; 2 usage "
+      "error (an unknown option, a bad number, a --filter that matches no benchmark, a budgets file that "
+      "cannot be read, is malformed or names a benchmark that does not exist). docs/benchmarks.md describes "
+      "the budgets.");
   if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
   if (opt.quick) opt.repetitions = 2;
   std::vector<std::string> chosen;
-  for (const auto& [name, fn] : registry())
+  for (const std::string& name : registered_names())
     if (selected(name, filter)) chosen.push_back(name);
   if (chosen.empty())
     throw weft::examples::UsageError("no benchmark matches '" + filter +
                                      "' (--list without --filter names them all)");
+  std::optional<BudgetFile> budgets;
+  if (!budgets_path.empty()) {
+    budgets = read_budgets(budgets_path);  // throws BudgetError: exit 2
+    check_registered(*budgets, registered_names());
+  }
   if (list) {
     for (const std::string& name : chosen) std::printf("%s\n", name.c_str());
     return weft::examples::kExitOk;
   }
   if (!json_path.empty()) weft::examples::check_writable(json_path);
 
-  std::printf("%-28s %-26s %-10s %12s %-9s %-10s %12s %7s\n", "benchmark", "params", "variant", "value",
-              "unit", "baseline", "value", "ratio");
   Reporter reporter;
-  for (const std::string& name : chosen) registry().at(name)(opt, reporter);
+  const std::vector<BenchmarkRun> runs = run_all(chosen, opt, reporter);
   if (!json_path.empty()) reporter.write_json(json_path);
-  return weft::examples::kExitOk;
+  return budgets ? run_gate(*budgets, runs, opt) : weft::examples::kExitOk;
 }
 
 }  // namespace
