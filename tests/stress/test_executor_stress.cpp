@@ -2,6 +2,7 @@
 // The Executor under load: a million tiny jobs, jobs spawning jobs, external
 // submission from several threads at once, and random work-DAGs.
 #include <weft/memory/memory_pool.hpp>
+#include <weft/runtime/promise.hpp>
 #include <weft/runtime/task_group.hpp>
 #include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/work_graph_policy.hpp>
@@ -10,6 +11,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -18,7 +21,100 @@
 #include "../runtime/dag_shapes.hpp"
 #include "stress_scale.hpp"
 
-namespace {}  // namespace
+namespace {
+
+// Ends the process with a message when `progress` stops moving for
+// `patience`: a lost wake-up leaves a lone waiter asleep for good, and the
+// message names the round and the wait instead of a suite timing out.
+class Watchdog {
+ public:
+  Watchdog(const std::atomic<long>& progress, std::chrono::seconds patience, const char* what)
+      : thread_([this, &progress, patience, what] {
+          long last = progress.load();
+          auto since = std::chrono::steady_clock::now();
+          while (!stop_.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            const long now = progress.load();
+            if (now != last) {
+              last = now;
+              since = std::chrono::steady_clock::now();
+            } else if (std::chrono::steady_clock::now() - since > patience) {
+              std::fprintf(stderr, "%s: no progress for %lld s at step %ld: a wake-up was lost\n", what,
+                           static_cast<long long>(patience.count()), now);
+              std::_Exit(1);
+            }
+          }
+        }) {}
+  ~Watchdog() {
+    stop_.store(true);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// A short busy wait of 0 to ~`max_spins` iterations, so that work ends
+// anywhere in a waiter's checks, its announcement and its sleep.
+void spin_randomly(unsigned& seed, unsigned max_spins) {
+  seed = seed * 1664525u + 1013904223u;
+  std::atomic<unsigned> sink{0};
+  for (unsigned i = 0, n = (seed >> 8) % max_spins; i < n; ++i) sink.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+TEST_CASE("Executor.stress.a_lone_outside_waiter_is_woken_by_each_end_it_waits_for.2threads") {
+  // One waiter, one thing to wait for at a time, so nothing else wakes it:
+  // a wake-up lost between its checks and its sleep stalls it for good (the
+  // watchdog then fails the suite). Each round waits one of the four ways a
+  // thread outside the pool sleeps: a task group (any run's end), wait_for_all
+  // (no run left), a promise's future (its own word), and, through every
+  // job, the workers' own sleep (a job nobody wakes a worker for never runs).
+  const long rounds = weft::test::scaled(20'000);
+  weft::Executor executor(weft::test::cpu_only(2));
+  std::atomic<long> step{0};
+  Watchdog watchdog(step, std::chrono::seconds(weft::test::under_tsan ? 60 : 10),
+                    "a_lone_outside_waiter_is_woken_by_each_end_it_waits_for");
+  std::atomic<long> ran{0};
+  unsigned seed = 7;
+  for (long round = 0; round < rounds; ++round) {
+    const unsigned spins = 500u << ((seed >> 4) % 4);
+    weft::TaskGroup group(executor);
+    switch (round % 3) {
+      case 0:
+        group.run([&ran, s = seed, spins]() mutable {
+          spin_randomly(s, spins);
+          ran.fetch_add(1, std::memory_order_relaxed);
+        });
+        group.wait();
+        break;
+      case 1:
+        group.run([&ran, s = seed, spins]() mutable {
+          spin_randomly(s, spins);
+          ran.fetch_add(1, std::memory_order_relaxed);
+        });
+        executor.wait_for_all();
+        CHECK(group.pending() == 0);
+        break;
+      default: {
+        weft::Promise<int> promise(executor);
+        weft::Future<int> answer = promise.get_future();
+        group.run([&promise, &ran, s = seed, spins]() mutable {
+          spin_randomly(s, spins);
+          ran.fetch_add(1, std::memory_order_relaxed);
+          promise.set_value(1);
+        });
+        answer.wait();
+        group.wait();
+      }
+    }
+    spin_randomly(seed, 500);
+    step.store(round + 1);
+  }
+  CHECK(ran.load() == rounds);
+}
 
 TEST_CASE("Executor.stress.million_tiny_jobs.2threads") {
   weft::Executor executor(weft::test::cpu_only(2));
