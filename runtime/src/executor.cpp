@@ -3,16 +3,9 @@
 
 #include <boost/lockfree/queue.hpp>
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <climits>
 #include <cstdlib>
-#include <ctime>
 
 #include <algorithm>
-#include <bit>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
@@ -22,6 +15,7 @@
 
 #include <weft/backends/initial_exec_tls.hpp>
 #include <weft/memory/memory_pool_hook.hpp>
+#include <weft/runtime/detail/futex.hpp>
 #include <weft/runtime/nvtx_observer.hpp>
 #include <weft/runtime/topology.hpp>
 
@@ -33,16 +27,8 @@ namespace {
 WEFT_INITIAL_EXEC_TLS thread_local WorkerContext* tls_worker = nullptr;
 
 // Rounds of looking for work (with a yield between) before a worker sleeps:
-// short gaps between bursts of work are common and a futex wake-up costs
-// microseconds, while a yield costs well under one.
-constexpr int kIdleRoundsBeforeSleep = 16;
-
-// The low 32 bits of a 64-bit atomic word, for a futex: the kernel reads
-// them and never C++ code, so the word stays one atomic object to it.
-std::uint32_t* low_half(std::atomic<std::uint64_t>& word) noexcept {
-  static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t));
-  return reinterpret_cast<std::uint32_t*>(&word) + (std::endian::native == std::endian::little ? 0 : 1);
-}
+// short gaps between bursts of work are common (futex.hpp).
+constexpr int kIdleRoundsBeforeSleep = detail::kChecksBeforeSleep;
 
 std::uint64_t xorshift(std::uint64_t& s) noexcept {
   s ^= s << 13;
@@ -338,55 +324,52 @@ void Executor::notify_completion() noexcept {
   // the waiter and wake it, or its load of the generation sees our bump and
   // it does not sleep. Whatever made its predicate true is visible to it.
   completions_.fetch_add(1, std::memory_order_seq_cst);
-  if (external_waiters_.load(std::memory_order_seq_cst) != 0) {
-    ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&completions_), FUTEX_WAKE_PRIVATE, INT_MAX,
-              nullptr, nullptr, 0);
-  }
+  if (external_waiters_.load(std::memory_order_seq_cst) != 0) detail::futex_wake(detail::futex_word(completions_));
 }
 
 void Executor::sleep_on_completions(std::uint32_t generation) noexcept {
-  // A raw futex with a timeout: predicates that become true without a
-  // notification (a task scheduler's sharded counters, say) are re-checked
-  // at least every 2 ms. Spurious returns only cost a re-check.
-  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
-  timespec timeout{0, 2'000'000};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&completions_), FUTEX_WAIT_PRIVATE, generation,
-            &timeout, nullptr, 0);
+  // With a timeout: predicates that become true without a notification (a
+  // task scheduler's sharded counters, say) are re-checked at least every
+  // 2 ms. Spurious returns only cost a re-check.
+  detail::futex_wait(detail::futex_word(completions_), generation, detail::kAllWakeKinds, 2'000'000);
 }
 
-void Executor::sleep_on_runs(std::uint64_t expected) noexcept {
+void Executor::sleep_on_runs(std::uint64_t expected, std::uint64_t sleepers) noexcept {
   // The futex is the word's low half: the run-end count and the sleeper
   // marks. It returns at once if that changed since `expected` was read.
-  ::syscall(SYS_futex, low_half(runs_), FUTEX_WAIT_PRIVATE, static_cast<std::uint32_t>(expected), nullptr,
-            nullptr, 0);
+  // Each kind of sleeper sleeps for its own kind of wake-up (its mark).
+  detail::futex_wait(detail::futex_word_low_half(runs_), static_cast<std::uint32_t>(expected),
+                     static_cast<detail::WakeKinds>(sleepers));
 }
 
 void Executor::end_run() noexcept {
   // Wake the generic waiters while the executor is surely whole.
   notify_completion();
   // Then one update of runs_ does the rest: one run fewer, one more run end
-  // counted, and the sleeper marks cleared for those it wakes. It is the
-  // last touch of the executor, which ~Executor may destroy as soon as it
-  // sees it (runs end on threads the executor does not own, too: a CUDA
-  // callback, the MPI progress thread). The futex wake after it only hands
-  // the kernel an address: were the memory reused, that is at worst a
-  // spurious wake-up of whoever sleeps there, which every futex user must
-  // tolerate anyway.
-  std::uint32_t* const futex = low_half(runs_);  // taken while the executor is surely whole
+  // counted, and the marks cleared of the sleepers it wakes (those waiting
+  // for any run's end, and, if this run was the last, those waiting for
+  // none to be left). It is the last touch of the executor, which
+  // ~Executor may destroy as soon as it sees it (runs end on threads the
+  // executor does not own, too: a CUDA callback, the MPI progress thread).
+  // The futex wake after it only hands the kernel an address: were the
+  // memory reused, that is at worst a spurious wake-up of whoever sleeps
+  // there, which every futex user must tolerate anyway.
+  const std::uint32_t* const futex = detail::futex_word_low_half(runs_);  // taken while the executor is surely whole
   std::uint64_t word = runs_.load(std::memory_order_relaxed);
-  bool wake = false;
+  std::uint64_t woken = 0;
   std::uint64_t next = 0;
   do {
     const bool last = runs_in_flight(word) == 1;
-    wake = (word & kRunEndSleepers) != 0 || (last && (word & kNoRunSleepers) != 0);
-    const std::uint64_t marks = wake ? 0 : word & (kRunEndSleepers | kNoRunSleepers);
-    next = (word - kOneRun) & ~(kRunEndSleepers | kNoRunSleepers | kRunEndCount);
-    next |= marks | ((word + 1) & kRunEndCount);
+    woken = word & (last ? kRunEndSleepers | kNoRunSleepers : kRunEndSleepers);
+    next = (word - kOneRun) & ~(woken | kRunEndCount);
+    next |= (word + 1) & kRunEndCount;
     // seq_cst: one total order with the sleepers' announcements: either a
     // sleeper's mark is in `word`, or its announcement reads `next` (and the
     // run's effects, released here) and it does not sleep on the old word.
   } while (!runs_.compare_exchange_weak(word, next, std::memory_order_seq_cst, std::memory_order_relaxed));
-  if (wake) ::syscall(SYS_futex, futex, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+  // The marks are the wake-up kinds: a run's end does not wake those that
+  // wait for no run to be left while others are in flight.
+  if (woken != 0) detail::futex_wake(futex, static_cast<detail::WakeKinds>(woken));
 }
 
 void Executor::wait_for_all() {
@@ -401,7 +384,7 @@ void Executor::wait_for_all() {
   while (true) {
     const std::uint64_t expected = announce_run_sleeper(kNoRunSleepers);
     if (runs_in_flight(expected) == 0) return;
-    sleep_on_runs(expected);
+    sleep_on_runs(expected, kNoRunSleepers);
   }
 }
 

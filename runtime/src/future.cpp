@@ -4,8 +4,10 @@
 #include <weft/runtime/future.hpp>
 
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
+#include <weft/runtime/detail/futex.hpp>
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/task_scheduler.hpp>
 #include <weft/runtime/wait_scope.hpp>
@@ -41,16 +43,27 @@ void wait_for(const TaskHeader& task) {
     worker->executor().wait_until([&task] { return task.is_complete(); });
     return;
   }
-  // Another thread waiting for a promise sleeps on the promise's own state,
+  // Another thread waiting for a promise sleeps on the promise's own word,
   // which complete_promise() wakes: the executor's other completions (every
   // chunked loop and idle worker reports one) do not wake it, and so do not
-  // take a core from the workers while the run goes on.
+  // take a core from the workers while the run goes on. It checks a few
+  // times first, as every wait outside the pool does (docs/waiting.md).
   if (is_promise) {
-    for (TaskState s = task.state.load(std::memory_order_acquire); s != TaskState::Complete;
-         s = task.state.load(std::memory_order_acquire)) {
-      task.state.wait(s, std::memory_order_acquire);
+    const auto& promise = static_cast<const PromiseHeader&>(task);
+    for (int round = 0; round < kChecksBeforeSleep; ++round) {
+      if (task.is_complete()) return;
+      std::this_thread::yield();
     }
-    return;
+    while (true) {
+      // Mark first, then check: a completion after the mark sees it and
+      // wakes us, one before it is in the word we read. seq_cst: one total
+      // order with complete_promise()'s exchange.
+      const std::uint32_t seen =
+          promise.completion_word.fetch_or(PromiseHeader::kPromiseSleepers, std::memory_order_seq_cst) |
+          PromiseHeader::kPromiseSleepers;
+      if ((seen & PromiseHeader::kPromiseComplete) != 0 || task.is_complete()) return;
+      futex_wait(futex_word(promise.completion_word), seen);
+    }
   }
   // A task's waiter sleeps until its scheduler's executor reports a
   // completion (and re-checks every few milliseconds regardless).
@@ -63,7 +76,11 @@ void complete_promise(PromiseHeader& promise, std::exception_ptr error) {
   Executor& executor = *promise.executor;
   // release: the value and error are visible to anyone who sees Complete.
   promise.state.store(TaskState::Complete, std::memory_order_release);
-  promise.state.notify_all();  // threads blocked in wait() outside the pool
+  // Threads blocked in wait() outside the pool, if one marked itself.
+  if ((promise.completion_word.exchange(PromiseHeader::kPromiseComplete, std::memory_order_seq_cst) &
+       PromiseHeader::kPromiseSleepers) != 0) {
+    futex_wake(futex_word(promise.completion_word));
+  }
   // acq_rel: acquire pairs with the release CAS of each waiter that joined.
   WaitNode* node = promise.waiters.exchange(closed_list(), std::memory_order_acq_rel);
   while (node != nullptr) {

@@ -434,6 +434,41 @@ TEST_CASE("Executor.waits_for_runs_outside_the_pool_sleep_through_other_completi
   CHECK(in_group_wait < kOtherCompletions / 10);
 }
 
+TEST_CASE("Executor.wait_for_all_sleeps_through_run_ends_that_task_group_waiters_sleep_for.2threads") {
+  // A thread in wait_for_all() waits for the last run to end; another
+  // thread's task-group waits, each woken by a run's end, must not wake it
+  // at every one of those ends (the kinds of sleeper on the run word are
+  // woken apart).
+  constexpr int kRounds = 200;
+  weft::Executor executor(weft::test::cpu_only(2));
+  std::atomic<bool> rounds_done{false};
+  weft::TaskGroup holder(executor);  // the run that keeps wait_for_all() waiting
+  holder.run([&] {
+    while (!rounds_done.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  });
+  std::atomic<long> all_sleeps{0};
+  std::thread all_waiter([&] {
+    const long before = weft::test::times_this_thread_slept();
+    executor.wait_for_all();
+    const long after = weft::test::times_this_thread_slept();
+    all_sleeps.store(before < 0 || after < 0 ? -1 : after - before);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // let it fall asleep first
+  for (int round = 0; round < kRounds; ++round) {
+    weft::TaskGroup group(executor);
+    group.run([] { std::this_thread::sleep_for(std::chrono::microseconds(100)); });
+    group.wait();
+  }
+  rounds_done.store(true);
+  all_waiter.join();
+  CHECK(holder.pending() == 0);
+  if (all_sleeps.load() < 0) {
+    MESSAGE("skipped the count: /proc/thread-self/status is not readable here");
+    return;
+  }
+  CHECK(all_sleeps.load() < kRounds / 10);
+}
+
 TEST_CASE("Executor.outside_waiters_see_every_run_end_while_other_runs_begin_and_end.2threads") {
   // Threads outside the pool sleep on the run count's word while runs begin
   // and end around them; every wait must return. (A run's end wakes every

@@ -26,8 +26,10 @@
 #pragma once
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 
+#include <weft/runtime/detail/futex.hpp>
 #include <weft/runtime/fence.hpp>
 
 namespace weft {
@@ -57,8 +59,8 @@ class EventCount {
 
   void commit_wait(Key key) noexcept {
     // Returns at once if a notify happened after prepare_wait (epoch moved);
-    // otherwise blocks in the kernel (futex) until the epoch changes.
-    epoch_.wait(key, std::memory_order_acquire);
+    // otherwise sleeps until the epoch changes.
+    while (epoch_.load(std::memory_order_acquire) == key) detail::futex_wait(detail::futex_word(epoch_), key);
     waiters_.fetch_sub(1, std::memory_order_relaxed);
   }
 
@@ -99,11 +101,7 @@ class EventCount {
     if (waiting == 0) return;
     // release: pairs with the acquire in commit_wait()/prepare_wait().
     epoch_.fetch_add(1, std::memory_order_release);
-    if (all) {
-      epoch_.notify_all();
-    } else {
-      epoch_.notify_one();
-    }
+    detail::futex_wake(detail::futex_word(epoch_), detail::kAllWakeKinds, all ? INT_MAX : 1);
   }
 
   const bool asymmetric_;  // heavy_fence() in prepare_wait(), light_fence() in notify()

@@ -32,6 +32,7 @@
 
 #include <weft/backends/device_registry.hpp>
 #include <weft/runtime/chase_lev_deque.hpp>
+#include <weft/runtime/detail/futex.hpp>
 #include <weft/runtime/event_count.hpp>
 #include <weft/runtime/executor_config.hpp>
 #include <weft/runtime/job.hpp>
@@ -260,10 +261,8 @@ class Executor {
   friend class WorkerContext;
   struct Shared;  // lock-free submission queues (Boost.Lockfree), kept out of this header
 
-  // Checks of a waiter outside the pool, a yield apart, before it sleeps.
-  static constexpr int kWaitRoundsBeforeSleep = 16;
   // On a worker of this executor: runs other jobs until done(), and returns
-  // true. Elsewhere: checks done() kWaitRoundsBeforeSleep times, a yield
+  // true. Elsewhere: checks done() detail::kChecksBeforeSleep times, a yield
   // apart, and returns whether it came true (if not, the caller sleeps).
   template <class Pred>
   bool wait_without_sleeping(Pred& done);
@@ -284,7 +283,9 @@ class Executor {
     // seq_cst: one total order with end_run()'s update; see there.
     return runs_.fetch_or(sleepers, std::memory_order_seq_cst) | sleepers;
   }
-  void sleep_on_runs(std::uint64_t expected) noexcept;
+  // Sleeps on runs_ while its low half is what `expected` holds, until an
+  // end_run() wakes the kind of sleeper given (the caller's mark).
+  void sleep_on_runs(std::uint64_t expected, std::uint64_t sleepers) noexcept;
 
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
@@ -441,9 +442,8 @@ bool Executor::wait_without_sleeping(Pred& done) {
     return true;
   }
   // A few yields before sleeping: most waits outside the pool are short (one
-  // small graph's run), and a futex sleep and its wake-up cost microseconds
-  // each, a yield well under one.
-  for (int round = 0; round < kWaitRoundsBeforeSleep; ++round) {
+  // small graph's run).
+  for (int round = 0; round < detail::kChecksBeforeSleep; ++round) {
     if (done()) return true;
     std::this_thread::yield();
   }
@@ -473,7 +473,7 @@ void Executor::wait_until_run_ends(Pred done) {
     // sees the mark and wakes us, or changes the word we sleep on.
     const std::uint64_t expected = announce_run_sleeper(kRunEndSleepers);
     if (done()) return;
-    sleep_on_runs(expected);
+    sleep_on_runs(expected, kRunEndSleepers);
   }
 }
 

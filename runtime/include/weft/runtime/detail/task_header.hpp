@@ -102,6 +102,12 @@ struct PromiseHeader : TaskHeader {
   Executor* executor;            // whose blocked waiters its completion wakes
   const WaitScope* scope;        // waiting for it from inside this scope is an error (may be null)
   std::atomic<bool> set{false};  // a value, an error or a cancellation was given
+  // What threads outside the pool sleep on until it completes (futex.hpp):
+  // kPromiseComplete once `state` is Complete, kPromiseSleepers while one
+  // of them may sleep.
+  static constexpr std::uint32_t kPromiseComplete = 1;
+  static constexpr std::uint32_t kPromiseSleepers = 2;
+  mutable std::atomic<std::uint32_t> completion_word{0};
   // The on_cancel hook: 0 none, 1 armed, 2 firing, 3 spent. The firer (who
   // moves it 1 -> 2) or, if it was never fired, whoever completes the
   // promise drops the context.
