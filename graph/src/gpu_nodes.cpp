@@ -2,6 +2,7 @@
 // GPU nodes in a lowered graph: deferred work-DAG nodes whose calls queue
 // work on a CUDA stream, ordered by the stream, events between streams, and
 // host callbacks towards host nodes and the end of the pass (gpu_node.hpp).
+#include "node_label.hpp"
 #include "program.hpp"
 
 #include <algorithm>
@@ -100,13 +101,6 @@ void run_node(void* state) {
 
 bool is_gpu_node(const NodeRecord& node) { return node.aux >= 0 && node.kind != NodeKind::Subgraph; }
 
-std::string label_of(const Graph& graph, std::size_t id) {
-  const std::string name = graph.node(static_cast<Graph::NodeId>(id)).name;
-  std::string label(name.empty() ? "#" : "'");
-  label += name.empty() ? std::to_string(id) : name + "'";
-  return label;
-}
-
 }  // namespace
 
 GpuNodes::~GpuNodes() {
@@ -147,7 +141,7 @@ std::vector<int> GpuNodes::prepare(const Graph& graph, const std::vector<StreamW
     GpuNode& g = nodes_[static_cast<std::size_t>(index[i])];
     const NodeRecord& node = nodes[i];
     g.node = static_cast<int>(i);
-    g.label = label_of(graph, i);
+    g.label = node_label(graph, static_cast<Graph::NodeId>(i));
     // Its own name, else its kind and id, as the work-DAG names it.
     g.trace_name = graph.node(static_cast<Graph::NodeId>(i)).name;
     if (g.trace_name.empty()) {

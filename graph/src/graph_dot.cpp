@@ -47,7 +47,7 @@ std::string Graph::to_dot() const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const detail::NodeRecord& n = nodes_[i];
     const std::string_view name = names_.name(static_cast<NodeId>(i));
-    std::string label(name.empty() ? "#" : "");  // piecewise: see label_of in graph_levels.cpp
+    std::string label(name.empty() ? "#" : "");  // piecewise: see node_label in graph_levels.cpp
     label += name.empty() ? std::to_string(i) : escaped(name);
     out << "  n" << i << " [label=\"" << label << "\\n"
         << to_string(n.kind) << ", " << to_string(n.execution);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "node_label.hpp"
+
 namespace weft {
 
 namespace {
@@ -79,14 +81,6 @@ std::vector<NodeId> components(std::size_t n, const Rows& rows) {
   return component;
 }
 
-std::string label_of(const Graph& g, NodeId id) {
-  const std::string name = g.node(id).name;
-  // (built piecewise: g++ 12 -O3 warns falsely on "literal" + std::string)
-  std::string label(name.empty() ? "#" : "'");
-  label += name.empty() ? std::to_string(id) : name + "'";
-  return label;
-}
-
 // Some nodes Kahn's algorithm could not free (remaining > 0) all wait on
 // another such node through a counted edge, so walking those predecessors
 // must come back to a node seen: a cycle, printed along the edges.
@@ -113,8 +107,8 @@ std::string label_of(const Graph& g, NodeId id) {
   std::vector<NodeId> cycle(path.begin() + seen_at[static_cast<std::size_t>(v)], path.end());
   std::reverse(cycle.begin(), cycle.end());
   std::string text;
-  for (NodeId id : cycle) text += label_of(g, id) + " -> ";
-  text += label_of(g, cycle.front());
+  for (NodeId id : cycle) text += detail::node_label(g, id) + " -> ";
+  text += detail::node_label(g, cycle.front());
   throw std::invalid_argument("Graph: the graph has a cycle: " + text +
                               " (a loop must pass through a condition node, made by branch())");
 }
@@ -166,5 +160,17 @@ std::vector<int> Graph::levels() const {
 }
 
 void Graph::validate() const { (void)levels(); }
+
+namespace detail {
+
+std::string node_label(const Graph& graph, Graph::NodeId id) {
+  const std::string name = graph.node(id).name;
+  // (built piecewise: g++ 12 -O3 warns falsely on "literal" + std::string)
+  std::string label(name.empty() ? "#" : "'");
+  label += name.empty() ? std::to_string(id) : name + "'";
+  return label;
+}
+
+}  // namespace detail
 
 }  // namespace weft

@@ -16,6 +16,7 @@
 #include <weft/runtime/promise.hpp>
 #include <weft/runtime/wait_scope.hpp>
 
+#include "node_label.hpp"
 #include "program.hpp"
 
 namespace weft::detail {
@@ -237,9 +238,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
       const auto first_gpu_kind = [](const Graph& graph, const auto& self) -> std::string {
         for (std::size_t i = 0; i < graph.nodes_.size(); ++i) {
           const detail::NodeRecord& node = graph.nodes_[i];
-          const std::string name = graph.node(static_cast<NodeId>(i)).name;
-          std::string label(name.empty() ? "#" : "'");  // piecewise: see label_of in graph_levels.cpp
-          label += name.empty() ? std::to_string(i) : name + "'";
+          const std::string label = detail::node_label(graph, static_cast<NodeId>(i));
           if (node.execution == ExecutionKind::Gpu) return label;
           if (node.kind == NodeKind::Subgraph && node.aux >= 0) {
             std::string inner = self(*graph.subgraphs_[static_cast<std::size_t>(node.aux)], self);
