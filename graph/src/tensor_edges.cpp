@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "node_label.hpp"
+
 namespace weft {
 
 namespace {
@@ -228,6 +230,19 @@ Graph& Graph::add_partitioned(detail::PartitionedOp op, ExecutionKind kind, bool
                                 "distributed tensor cannot travel between ranks");
   }
   const std::vector<NodeId> level_before = after_last ? cursor_.last_level : cursor_.previous_level;
+  if (first.blocks > 1) {
+    // Each block's node would be a choice of its own, and the rest of the
+    // operation would wait for blocks that never run.
+    for (NodeId p : level_before) {
+      if (record(p).kind != NodeKind::Condition) continue;
+      throw std::logic_error(where + ": it would follow condition node " + detail::node_label(*this, p) +
+                             ", which runs one of its successors, but it adds a node per block (" +
+                             std::to_string(first.blocks) +
+                             "), so only one block would run; put the operation in a subgraph and add that "
+                             "after the condition node (g.then(subgraph): one choice), or add a node "
+                             "between them (g.then([] {}))");
+    }
+  }
   std::vector<std::pair<NodeId, std::string>> helpers;
   cursor_.helpers.clear();
   detail::PaddingLedger fresh;

@@ -372,3 +372,43 @@ TEST_CASE("GraphConditions.json_and_dot_show_conditions_and_weak_edges") {
   old["graph"]["edge_count"] = 3;
   CHECK(weft::Graph::from_json(old).size() == 4);
 }
+
+TEST_CASE("GraphConditions.a_tensor_operation_right_after_a_condition_node_is_refused") {
+  // Each block's node would be a choice of its own: choice 0 would run block
+  // 0 only and the reduction's finishing node would wait for the others.
+  weft::Tensor<int, 1> population({4}, 1024);
+  auto count = weft::make_reduction_result<long>(0);
+  weft::Graph g;
+  g.branch([] { return 0; }).named("which");
+  try {
+    g.then_reduce(population, count, weft::SumReducer());
+    FAIL("then_reduce after a condition node was accepted");
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("Graph::then_reduce") != std::string::npos);
+    CHECK(what.find("'which'") != std::string::npos);
+    CHECK(what.find("subgraph") != std::string::npos);
+  }
+  CHECK_THROWS_AS(g.then_split([](auto& it) { *it = 1; }, population), std::logic_error);
+  CHECK(g.size() == 1);  // nothing was added
+
+  // The ways out: the operation in a subgraph (one choice), or a node between.
+  weft::Graph fill_and_count;
+  fill_and_count.split([](auto& it) { *it = 1; }, population).then_reduce(population, count, weft::SumReducer());
+  int choice = 0;
+  weft::Graph chosen;
+  chosen.branch([&] { return choice; }).named("which");
+  chosen.then(fill_and_count);
+  weft::Executor executor(weft::test::cpu_only(2));
+  executor.run(chosen).get();
+  CHECK(count.value_and_reset() == 1024);
+  choice = 1;  // out of range: nothing runs
+  executor.run(chosen).get();
+  CHECK(count.value() == 0);
+
+  weft::Graph between;
+  between.branch([] { return 0; });
+  between.then([] {}).then_reduce(population, count, weft::SumReducer());
+  executor.run(between).get();
+  CHECK(count.value_and_reset() == 1024);
+}
