@@ -138,6 +138,110 @@ std::vector<int> longest_paths(const Graph& g, const std::vector<Graph::Edge>& c
   return level;
 }
 
+// Nodes that can never run: a condition node that runs at most once a
+// pass chooses one successor, so a node that waits (strong edges) for two
+// paths that each need a different choice of it never runs, and the pass
+// ends quietly without it. A node "needs" choice k of condition c when c
+// chose it as successor k and nothing else starts it, or when one of its
+// strong predecessors needs it. Only nodes that run at most once a pass
+// count: not those in a loop or after one, nor those that more than one
+// thing can start (two condition nodes, or one and their strong
+// predecessors), nor anything after those. Linear in nodes plus edges.
+void check_every_node_can_run(const Graph& g, const std::vector<NodeId>& component) {
+  const std::size_t n = g.size();
+  const std::vector<Graph::Edge>& edges = g.edges();
+  std::vector<int> component_size(n, 0);
+  for (NodeId c : component) ++component_size[static_cast<std::size_t>(c)];
+  std::vector<int> weak_in(n, 0), strong_in(n, 0);
+  std::vector<bool> repeated(n, false), condition(n, false);
+  for (const Graph::Edge& e : edges) {
+    const bool weak = g.is_weak(e);
+    ++(weak ? weak_in : strong_in)[static_cast<std::size_t>(e.second)];
+    if (weak) condition[static_cast<std::size_t>(e.first)] = true;
+    if (e.first == e.second) repeated[static_cast<std::size_t>(e.first)] = true;
+  }
+  std::vector<NodeId> frontier;
+  for (std::size_t v = 0; v < n; ++v) {
+    const int starters = weak_in[v] + (strong_in[v] > 0 ? 1 : 0);
+    if (component_size[static_cast<std::size_t>(component[v])] > 1 || starters > 1) repeated[v] = true;
+    if (repeated[v]) frontier.push_back(static_cast<NodeId>(v));
+  }
+  const Rows successors(n, edges, false);
+  while (!frontier.empty()) {  // whatever follows a node that may run twice may too
+    const auto v = static_cast<std::size_t>(frontier.back());
+    frontier.pop_back();
+    for (NodeId k = successors.begin[v]; k < successors.begin[v + 1]; ++k) {
+      const auto s = static_cast<std::size_t>(successors.to[static_cast<std::size_t>(k)]);
+      if (!repeated[s]) {
+        repeated[s] = true;
+        frontier.push_back(static_cast<NodeId>(s));
+      }
+    }
+  }
+  // need[v]: a (condition, choice) that v needs, or condition -1. Set in an
+  // order of the strong edges (a loop has none that is not weak).
+  struct Need {
+    NodeId condition = -1;
+    NodeId choice = -1;
+  };
+  std::vector<Need> need(n);
+  std::vector<Graph::Edge> strong;
+  for (const Graph::Edge& e : edges) {
+    if (!g.is_weak(e)) continue;
+    const auto to = static_cast<std::size_t>(e.second);
+    // The k-th weak edge out of a condition node is its choice k; only the
+    // sole starter of a node that runs at most once sets what it needs.
+    if (!repeated[to] && !repeated[static_cast<std::size_t>(e.first)]) need[to].condition = e.first;
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    NodeId choice = 0;
+    for (NodeId k = successors.begin[v]; k < successors.begin[v + 1]; ++k) {
+      const auto s = static_cast<std::size_t>(successors.to[static_cast<std::size_t>(k)]);
+      if (!condition[v]) {
+        strong.push_back({static_cast<NodeId>(v), static_cast<NodeId>(s)});
+      } else {
+        if (need[s].condition == static_cast<NodeId>(v)) need[s].choice = choice;
+        ++choice;
+      }
+    }
+  }
+  const Rows strong_successors(n, strong, false);
+  std::vector<int> remaining(strong_in);
+  std::vector<NodeId> ready;
+  for (std::size_t v = 0; v < n; ++v)
+    if (remaining[v] == 0) ready.push_back(static_cast<NodeId>(v));
+  // from[v]: the strong predecessor whose need v took (for the message).
+  std::vector<NodeId> from(n, -1);
+  while (!ready.empty()) {
+    const auto v = static_cast<std::size_t>(ready.back());
+    ready.pop_back();
+    for (NodeId k = strong_successors.begin[v]; k < strong_successors.begin[v + 1]; ++k) {
+      const auto s = static_cast<std::size_t>(strong_successors.to[static_cast<std::size_t>(k)]);
+      const Need& mine = need[v];
+      Need& theirs = need[s];
+      if (mine.condition >= 0 && theirs.condition == mine.condition && theirs.choice != mine.choice &&
+          from[s] >= 0) {
+        const auto chosen = [&](NodeId node, const Need& what) {
+          return detail::node_label(g, node) + " runs only when it chooses its successor " +
+                 std::to_string(what.choice);
+        };
+        throw std::invalid_argument(
+            "Graph: node " + detail::node_label(g, static_cast<NodeId>(s)) +
+            " can never run: it waits for paths that need different choices of condition node " +
+            detail::node_label(g, mine.condition) + ", which chooses one successor a pass (" +
+            chosen(from[s], theirs) + ", " + chosen(static_cast<NodeId>(v), mine) +
+            "); join them after a condition node of their own, or put the nodes it chooses among in a "
+            "subgraph (g.then(subgraph) after the condition node makes it one choice)");
+      }
+      if (mine.condition >= 0 && theirs.condition < 0 && !repeated[s]) {
+        theirs = mine;
+        from[s] = static_cast<NodeId>(v);
+      }
+      if (--remaining[s] == 0) ready.push_back(static_cast<NodeId>(s));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<int> Graph::levels() const {
@@ -149,6 +253,7 @@ std::vector<int> Graph::levels() const {
     if (!is_weak(e)) strong.push_back(e);
   (void)longest_paths(*this, strong);  // a cycle of strong edges is an error
   const std::vector<NodeId> component = components(nodes_.size(), Rows(nodes_.size(), edges_, false));
+  check_every_node_can_run(*this, component);
   std::vector<Edge> counted = std::move(strong);
   for (const Edge& e : edges_) {
     if (is_weak(e) &&

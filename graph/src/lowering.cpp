@@ -39,6 +39,9 @@ Program::Program(const Graph& graph, bool nested) {
         "Graph: a subgraph node (a conditional subgraph, or one a branch chooses) holds operations on "
         "distributed tensors, which only a graph run directly can exchange; put them in the outer graph");
   }
+  // A node that can never run (it waits for different choices of one
+  // condition node) is reported by name before anything runs, as a cycle is.
+  if (has_conditions) graph.validate();
   if (not_runnable.empty()) ranks.prepare(graph, graph.ranks_, graph.nodes_, graph.edges_, calls, early);
   try {
     policy = std::make_unique<WorkGraphPolicy<int>>(std::move(successors), std::move(domains),

@@ -412,3 +412,59 @@ TEST_CASE("GraphConditions.a_tensor_operation_right_after_a_condition_node_is_re
   executor.run(between).get();
   CHECK(count.value_and_reset() == 1024);
 }
+
+TEST_CASE("GraphConditions.a_node_waiting_for_two_choices_of_one_condition_node_is_reported") {
+  // Built Taskflow's way: a join after both choices of one condition node
+  // never runs (only one choice runs a pass). Refused when it first runs,
+  // by validate(), and in JSON, naming the join and the condition node.
+  weft::Graph g;
+  const NodeId which = g.emplace(weft::make_branch([] { return 0; })).named("which").last();
+  const NodeId left = g.emplace([] {}).named("left").last();
+  const NodeId right = g.emplace([] {}).named("right").last();
+  const NodeId join = g.emplace([] {}).named("join").last();
+  g.add_edge(which, left).add_edge(which, right).add_edge(left, join).add_edge(right, join);
+  const auto names_all = [](const std::exception& e) {
+    const std::string what = e.what();
+    return what.find("'join' can never run") != std::string::npos && what.find("'which'") != std::string::npos &&
+           what.find("'left'") != std::string::npos && what.find("'right'") != std::string::npos;
+  };
+  try {
+    g.validate();
+    FAIL("validate() accepted a node that can never run");
+  } catch (const std::invalid_argument& e) {
+    CHECK(names_all(e));
+  }
+  weft::Executor executor(weft::test::cpu_only(2));
+  CHECK_THROWS_AS(executor.run(g).get(), std::invalid_argument);
+  CHECK_THROWS_AS(weft::Graph::from_json(g.to_json()), std::invalid_argument);
+
+  // After a node of their own (a path that needs a choice), too.
+  weft::Graph deeper;
+  deeper.emplace(weft::make_branch([] { return 1; })).named("which");
+  deeper.then([] {}).named("a");
+  deeper.emplace([] {}).named("b");
+  deeper.then([] {}).named("join");  // after a and b, choices 0 and 1
+  CHECK_THROWS_AS(deeper.validate(), std::invalid_argument);
+}
+
+TEST_CASE("GraphConditions.a_join_of_choices_made_in_different_rounds_of_a_loop_runs.2threads") {
+  // A condition node in a loop may choose both in one pass: no error, and
+  // the join runs once both ran.
+  weft::Executor executor(weft::test::cpu_only(2));
+  int round = 0;
+  Log log;
+  weft::Graph g;
+  const NodeId init = g.emplace([&] { round = 0; }).named("init").last();
+  const NodeId which = g.emplace(weft::make_branch([&] { return round++; })).named("which").last();
+  const NodeId a = g.emplace(log.say("a")).named("a").last();
+  const NodeId b = g.emplace(log.say("b")).named("b").last();
+  const NodeId back_a = g.emplace(weft::make_branch([] { return 0; })).named("back_a").last();
+  const NodeId back_b = g.emplace(weft::make_branch([] { return 0; })).named("back_b").last();
+  const NodeId join = g.emplace(log.say("join")).named("join").last();
+  g.add_edge(init, which).add_edge(which, a).add_edge(which, b);  // choices 0, 1; 2 ends the loop
+  g.add_edge(a, back_a).add_edge(back_a, which).add_edge(b, back_b).add_edge(back_b, which);
+  g.add_edge(a, join).add_edge(b, join);
+  CHECK_NOTHROW(g.validate());
+  executor.run(g).get();
+  CHECK(log.ran == std::vector<std::string>{"a", "b", "join"});
+}
