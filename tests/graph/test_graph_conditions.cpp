@@ -468,3 +468,32 @@ TEST_CASE("GraphConditions.a_join_of_choices_made_in_different_rounds_of_a_loop_
   executor.run(g).get();
   CHECK(log.ran == std::vector<std::string>{"a", "b", "join"});
 }
+
+TEST_CASE("GraphConditions.a_choice_no_int_holds_chooses_nothing.2threads") {
+  // Before, the result was cut to int: 1LL << 32 chose successor 0.
+  weft::Executor executor(weft::test::cpu_only(2));
+  long long wide = 1LL << 32;
+  Log log;
+  weft::Graph g;
+  g.branch([&] { return wide; }).named("which");
+  g.then(log.say("zero"));
+  g.emplace(log.say("one"));
+  for (const long long choice : {1LL << 32, (1LL << 32) + 1, -1LL, 1LL, 0LL}) {
+    wide = choice;
+    log.ran.clear();
+    executor.run(g).get();
+    const std::vector<std::string> expected =
+        choice == 0 ? std::vector<std::string>{"zero"}
+                    : choice == 1 ? std::vector<std::string>{"one"} : std::vector<std::string>{};
+    CHECK(log.ran == expected);
+  }
+  weft::Graph unsigned_choice;
+  unsigned_choice.branch([] { return std::uint64_t{1} << 33; });
+  unsigned_choice.then(log.say("never"));
+  log.ran.clear();
+  executor.run(unsigned_choice).get();
+  CHECK(log.ran.empty());
+  static_assert(weft::detail::to_choice(std::uint64_t{7}) == 7);
+  static_assert(weft::detail::to_choice(static_cast<char>(2)) == 2);
+  static_assert(weft::detail::to_choice(-5) == -1);
+}

@@ -25,7 +25,9 @@
 //   conditional(pred)       after a pass, run again while pred() is true
 //                           (Ripple; compare run_until, checked before)
 //   branch(f, args...)      a condition node after the last level: f returns
-//                           k and only the k-th of its successors runs next
+//                           k (any integer type; one out of range, negative
+//                           or beyond int, chooses nothing) and only the
+//                           k-th of its successors runs next
 //                           (the nodes then()/emplace() add after it, in
 //                           that order, then add_edge()s from it);
 //                           emplace(make_branch(f)) adds one beside it

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <tuple>
@@ -23,7 +24,22 @@ namespace weft {
 
 namespace detail {
 class CallableStore;
+
+// A condition node's result as the successor index the work-DAG takes: a
+// value no int holds (negative, or above INT_MAX in a wider type) chooses
+// nothing, like any other index out of range, instead of being cut.
+template <class Result>
+constexpr int to_choice(Result choice) noexcept {
+  constexpr auto most = static_cast<unsigned long long>(std::numeric_limits<int>::max());
+  if constexpr (std::is_signed_v<Result>) {
+    const auto wide = static_cast<long long>(choice);
+    return wide < 0 || static_cast<unsigned long long>(wide) > most ? -1 : static_cast<int>(wide);
+  } else {
+    const auto wide = static_cast<unsigned long long>(choice);
+    return wide > most ? -1 : static_cast<int>(wide);
+  }
 }
+}  // namespace detail
 
 class NodeWork {
  public:
@@ -87,8 +103,7 @@ class NodeWork {
   }
   template <class State>
   static int choose_with(void* s) {
-    return static_cast<int>(
-        std::apply([](auto& fn, auto&... a) { return fn(a...); }, *static_cast<State*>(s)));
+    return detail::to_choice(std::apply([](auto& fn, auto&... a) { return fn(a...); }, *static_cast<State*>(s)));
   }
   template <class State>
   static constexpr Ops ops_for{&call_state<State>, &move_state<State>, &destroy_state<State>,

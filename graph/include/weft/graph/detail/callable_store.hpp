@@ -104,12 +104,12 @@ class CallableStore {
                   "Graph::branch: the callable returns the index (an int) of the successor to run");
     if constexpr (fits_in_call<State>) {
       return WorkGraphNodeCall::direct_condition(
-          [](const void* p) { return static_cast<int>((*std::launder(static_cast<const State*>(p)))()); },
+          [](const void* p) { return to_choice((*std::launder(static_cast<const State*>(p)))()); },
           State(std::forward<F>(f), std::forward<Args>(args)...));
     } else {
       State* state = construct<State>(std::forward<F>(f), std::forward<Args>(args)...);
       return WorkGraphNodeCall::direct_condition(
-          [](const void* p) { return static_cast<int>((**static_cast<State* const*>(p))()); }, state);
+          [](const void* p) { return to_choice((**static_cast<State* const*>(p))()); }, state);
     }
   }
   // Moves a NodeWork's state (make_node) in here; an empty one gives an empty call.
