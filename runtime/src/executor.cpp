@@ -324,7 +324,8 @@ void Executor::notify_completion() noexcept {
   // the waiter and wake it, or its load of the generation sees our bump and
   // it does not sleep. Whatever made its predicate true is visible to it.
   completions_.fetch_add(1, std::memory_order_seq_cst);
-  if (external_waiters_.load(std::memory_order_seq_cst) != 0) detail::futex_wake(detail::futex_word(completions_));
+  if (external_waiters_.load(std::memory_order_seq_cst) != 0)
+    detail::futex_wake(detail::futex_word(completions_));
 }
 
 void Executor::sleep_on_completions(std::uint32_t generation) noexcept {
@@ -354,7 +355,8 @@ void Executor::end_run() noexcept {
   // The futex wake after it only hands the kernel an address: were the
   // memory reused, that is at worst a spurious wake-up of whoever sleeps
   // there, which every futex user must tolerate anyway.
-  const std::uint32_t* const futex = detail::futex_word_low_half(runs_);  // taken while the executor is surely whole
+  const std::uint32_t* const futex =
+      detail::futex_word_low_half(runs_);  // taken while the executor is surely whole
   std::uint64_t word = runs_.load(std::memory_order_relaxed);
   std::uint64_t woken = 0;
   std::uint64_t next = 0;

@@ -9,7 +9,8 @@
 
 namespace weft::detail {
 
-void futex_wait(const std::uint32_t* word, std::uint32_t expected, WakeKinds kinds, std::int64_t timeout_ns) noexcept {
+void futex_wait(const std::uint32_t* word, std::uint32_t expected, WakeKinds kinds,
+                std::int64_t timeout_ns) noexcept {
   // FUTEX_WAIT_BITSET takes an absolute deadline on CLOCK_MONOTONIC.
   timespec deadline{};
   timespec* until = nullptr;

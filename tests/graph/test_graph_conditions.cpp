@@ -394,7 +394,8 @@ TEST_CASE("GraphConditions.a_tensor_operation_right_after_a_condition_node_is_re
 
   // The ways out: the operation in a subgraph (one choice), or a node between.
   weft::Graph fill_and_count;
-  fill_and_count.split([](auto& it) { *it = 1; }, population).then_reduce(population, count, weft::SumReducer());
+  fill_and_count.split([](auto& it) { *it = 1; }, population)
+      .then_reduce(population, count, weft::SumReducer());
   int choice = 0;
   weft::Graph chosen;
   chosen.branch([&] { return choice; }).named("which");
@@ -425,8 +426,9 @@ TEST_CASE("GraphConditions.a_node_waiting_for_two_choices_of_one_condition_node_
   g.add_edge(which, left).add_edge(which, right).add_edge(left, join).add_edge(right, join);
   const auto names_all = [](const std::exception& e) {
     const std::string what = e.what();
-    return what.find("'join' can never run") != std::string::npos && what.find("'which'") != std::string::npos &&
-           what.find("'left'") != std::string::npos && what.find("'right'") != std::string::npos;
+    return what.find("'join' can never run") != std::string::npos &&
+           what.find("'which'") != std::string::npos && what.find("'left'") != std::string::npos &&
+           what.find("'right'") != std::string::npos;
   };
   try {
     g.validate();
@@ -482,9 +484,9 @@ TEST_CASE("GraphConditions.a_choice_no_int_holds_chooses_nothing.2threads") {
     wide = choice;
     log.ran.clear();
     executor.run(g).get();
-    const std::vector<std::string> expected =
-        choice == 0 ? std::vector<std::string>{"zero"}
-                    : choice == 1 ? std::vector<std::string>{"one"} : std::vector<std::string>{};
+    const std::vector<std::string> expected = choice == 0   ? std::vector<std::string>{"zero"}
+                                              : choice == 1 ? std::vector<std::string>{"one"}
+                                                            : std::vector<std::string>{};
     CHECK(log.ran == expected);
   }
   weft::Graph unsigned_choice;

@@ -103,7 +103,8 @@ class NodeWork {
   }
   template <class State>
   static int choose_with(void* s) {
-    return detail::to_choice(std::apply([](auto& fn, auto&... a) { return fn(a...); }, *static_cast<State*>(s)));
+    return detail::to_choice(
+        std::apply([](auto& fn, auto&... a) { return fn(a...); }, *static_cast<State*>(s)));
   }
   template <class State>
   static constexpr Ops ops_for{&call_state<State>, &move_state<State>, &destroy_state<State>,
