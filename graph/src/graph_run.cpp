@@ -62,6 +62,11 @@ struct Step {
 
 Step next_step(GraphRun& run, std::exception_ptr error, bool after_pass) {
   if (error) return {false, std::move(error)};
+  // A graph without a root (an empty one, say) runs nothing in any pass:
+  // its run ends at once, whatever its count or predicates, which would
+  // otherwise be asked again and again on this thread, each pass ending
+  // as it starts.
+  if (run.program->policy->num_roots() == 0) return {false, nullptr};
   if (run.promise.cancel_requested()) {
     return {false, std::make_exception_ptr(Cancelled("the graph run was cancelled"))};
   }

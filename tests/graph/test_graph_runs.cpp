@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -141,6 +142,27 @@ TEST_CASE("GraphRuns.run_n_zero_runs_nothing_and_completes_at_once.1thread") {
   weft::Graph empty;  // Taskflow's EmptyFlow: an empty graph runs at once
   CHECK_NOTHROW(executor.run(empty).get());
   CHECK_NOTHROW(executor.run_n(empty, 1000).get());
+}
+
+TEST_CASE("GraphRuns.a_graph_without_a_root_completes_at_once_however_long_it_is_asked_to_run.1thread") {
+  // Each pass of such a graph ends as it starts, so its passes used to be
+  // counted (or its predicate asked) in a loop on the calling thread: a
+  // run_until whose predicate never came true spun forever inside the call,
+  // with no future to cancel. Taskflow completes an empty flow at once.
+  weft::Executor executor(weft::test::cpu_only(1));
+  weft::Graph empty;
+  std::atomic<long> asked{0};
+  CHECK_NOTHROW(executor.run_until(empty, [&] { return ++asked > 1'000'000'000; }).get());
+  CHECK_NOTHROW(executor.run_n(empty, std::numeric_limits<long>::max()).get());
+  CHECK(asked.load() == 0);
+  // Nodes, but each behind another (a loop through a condition node): no root.
+  weft::Graph no_root;
+  std::atomic<int> ran{0};
+  const auto which = no_root.emplace(weft::make_branch([&] { return ++ran, 0; })).last();
+  const auto body = no_root.emplace([&] { ++ran; }).last();
+  no_root.add_edge(which, body).add_edge(body, which);
+  CHECK_NOTHROW(executor.run_until(no_root, [] { return false; }).get());
+  CHECK(ran.load() == 0);
 }
 
 TEST_CASE("GraphRuns.run_until_asks_before_each_pass_and_conditional_after.2threads") {
