@@ -9,6 +9,8 @@
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "table.hpp"
@@ -326,15 +328,27 @@ TraceSummary summarize(const Trace& trace, std::size_t longest_count) {
 
 namespace {
 
-// How the report names a process: its process_name ("rank 1" in a merge), else its pid.
-std::string process_label(const TraceSummary& s, std::int64_t pid) {
-  for (const ProcessLoad& p : s.processes)
-    if (p.pid == pid && !p.name.empty()) return p.name;
-  return "pid " + std::to_string(pid);
-}
+// How the report names a process: its process_name ("rank 1" in a merge),
+// else its pid. Looked up once per row, so built once: a trace of many
+// processes must not make the report quadratic.
+class ProcessLabels {
+ public:
+  explicit ProcessLabels(const TraceSummary& s) {
+    for (const ProcessLoad& p : s.processes)
+      if (!p.name.empty()) names_.try_emplace(p.pid, p.name);  // the first name given wins
+  }
+  std::string operator()(std::int64_t pid) const {
+    const auto it = names_.find(pid);
+    return it != names_.end() ? it->second : "pid " + std::to_string(pid);
+  }
+
+ private:
+  std::unordered_map<std::int64_t, std::string> names_;
+};
 
 // A table of jobs; `processes` adds the column that tells ranks apart.
-Table job_table(const TraceSummary& s, const std::vector<TraceJob>& jobs, std::size_t shown, bool processes) {
+Table job_table(const ProcessLabels& process_label, const std::vector<TraceJob>& jobs, std::size_t shown,
+                bool processes) {
   std::vector<std::string> header{"name", "worker", "start", "duration"};
   std::string align = "lrrr";
   if (processes) {
@@ -346,7 +360,7 @@ Table job_table(const TraceSummary& s, const std::vector<TraceJob>& jobs, std::s
     const TraceJob& job = jobs[i];
     std::vector<std::string> row{shown_name(job.name), std::to_string(job.worker),
                                  format_duration_us(job.start_us), format_duration_us(job.duration_us)};
-    if (processes) row.insert(row.begin() + 1, process_label(s, job.pid));
+    if (processes) row.insert(row.begin() + 1, process_label(job.pid));
     table.add_row(std::move(row));
   }
   return table;
@@ -365,6 +379,7 @@ nlohmann::json job_to_json(const TraceJob& job) {
 void print_summary(std::ostream& out, const std::string& name, const TraceSummary& s,
                    std::size_t longest_count) {
   const bool several = s.processes.size() > 1;
+  const ProcessLabels process_label(s);
   out << name << ": " << s.job_count << (s.job_count == 1 ? " job" : " jobs") << " on " << s.workers.size()
       << (s.workers.size() == 1 ? " worker" : " workers");
   if (several) out << " in " << s.processes.size() << " processes";
@@ -378,7 +393,7 @@ void print_summary(std::ostream& out, const std::string& name, const TraceSummar
            "span):\n";
     Table processes({"process", "workers", "jobs", "span", "busy", "idle", "idle %"}, "lrrrrrr");
     for (const ProcessLoad& p : s.processes) {
-      processes.add_row({process_label(s, p.pid), std::to_string(p.workers), std::to_string(p.jobs),
+      processes.add_row({process_label(p.pid), std::to_string(p.workers), std::to_string(p.jobs),
                          format_duration_us(p.span_us), format_duration_us(p.busy_us),
                          format_duration_us(p.idle_us), format_percent(p.idle_fraction)});
     }
@@ -394,7 +409,7 @@ void print_summary(std::ostream& out, const std::string& name, const TraceSummar
       std::vector<std::string> row{std::to_string(w.worker),      std::to_string(w.jobs),
                                    format_duration_us(w.busy_us), format_percent(w.busy_fraction),
                                    format_duration_us(w.idle_us), format_percent(w.idle_fraction)};
-      if (several) row.insert(row.begin(), process_label(s, w.pid));
+      if (several) row.insert(row.begin(), process_label(w.pid));
       workers.add_row(std::move(row));
     }
     workers.print(out);
@@ -415,13 +430,13 @@ void print_summary(std::ostream& out, const std::string& name, const TraceSummar
           << " binding no job or pointing back in time";
     }
     out << "):\n";
-    job_table(s, path.jobs, longest_count, several).print(out);
+    job_table(process_label, path.jobs, longest_count, several).print(out);
     if (path.jobs.size() > longest_count)
       out << "  ... " << path.jobs.size() - longest_count << " more (--top shows more, --json all)\n";
   }
   if (!s.longest.empty()) {
     out << "longest jobs:\n";
-    job_table(s, s.longest, s.longest.size(), several).print(out);
+    job_table(process_label, s.longest, s.longest.size(), several).print(out);
   }
   if (!s.by_name.empty()) {
     out << "time by node name (share: of all job time):\n";
