@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../cli_support.hpp"
+#include "../gpu_count.hpp"
 #include "../output_file.hpp"
 #include "../usage_error.hpp"
 #include "fim.hpp"
@@ -183,7 +184,10 @@ int eikonal(int argc, char** argv) {
   std::size_t axes = 2;
   const weft::eikonal::Problem p = problem_from(o, axes);
   weft::examples::check_all_writable({o.png, o.dump_graph});  // before the run, not after it
-  if (o.gpus > 0) return weft::eikonal::run_on_gpus(o, p);
+  if (o.gpus > 0) {
+    weft::examples::check_gpu_count(o.gpus);  // too many is a usage error, as in euler2d
+    return weft::eikonal::run_on_gpus(o, p);
+  }
   if (o.in_shared) throw UsageError("--in-shared: only with --gpus (it stages GPU kernels' input)");
   return axes == 3 ? solve_on_host<3>(o, p) : solve_on_host<2>(o, p);
 }

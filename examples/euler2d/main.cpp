@@ -36,6 +36,7 @@
 #include <weft/weft.hpp>
 
 #include "../cli_support.hpp"
+#include "../gpu_count.hpp"
 #include "../output_file.hpp"
 #include "../ranks.hpp"
 #if WEFT_EXAMPLES_MPI
@@ -100,18 +101,6 @@ void check_options(const Options& o) {
   if (!o.vtk.empty() && (o.vtk.size() < 5 || o.vtk.compare(o.vtk.size() - 4, 4, ".vti") != 0)) {
     throw UsageError("--vtk: '" + o.vtk +
                      "' does not end in .vti (VTK image data; ParaView picks its reader by the extension)");
-  }
-}
-
-void check_gpus(const Options& o) {
-  const weft::CudaDiscovery found = weft::discover_cuda_devices();
-  if (static_cast<std::size_t>(o.gpus) > found.devices.size()) {
-    const std::string hint = found.devices.empty()
-                                 ? ""
-                                 : "; WEFT_CUDA_LOGICAL_DEVICES=" + std::to_string(o.gpus) + " runs " +
-                                       std::to_string(o.gpus) + " logical devices on the GPUs present";
-    throw UsageError("--gpus " + std::to_string(o.gpus) + ": only " + std::to_string(found.devices.size()) +
-                     " CUDA device(s) found" + (found.note.empty() ? "" : " (" + found.note + ")") + hint);
   }
 }
 
@@ -212,7 +201,7 @@ int euler2d(int argc, char** argv, const Ranks& ranks) {
   ranks.together([&] {  // each rank checks the outputs it writes
     config = solver_config(o);
     check_options(o);
-    if (o.gpus > 0) check_gpus(o);
+    weft::examples::check_gpu_count(o.gpus);
     check_outputs(o, ranks.group() != nullptr ? ranks.rank() : -1);
   });
   if (o.gpus > 0) return run_on_gpus(o, config, ranks);  // over ranks: each on GPU local_rank % --gpus
