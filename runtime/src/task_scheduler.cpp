@@ -70,12 +70,23 @@ SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& po
 
 SchedulerCore::~SchedulerCore() {
   if (!all_complete()) {
-    // Tasks still point here; letting them run on would corrupt memory.
+    // Tasks still point here; letting them run on past it would corrupt
+    // memory. Most often an exception left the scope between a spawn and
+    // wait(scheduler): wait for them, so the exception can be caught, and
+    // say so. From inside one of its own tasks that would wait for itself.
+    if (current_core() == this) {
+      std::fprintf(stderr,
+                   "weft: TaskScheduler destroyed inside one of its own tasks with %lld tasks still "
+                   "incomplete, which cannot wait for itself; keep a copy of the scheduler outside its tasks "
+                   "and call wait(scheduler) before it goes away\n",
+                   static_cast<long long>(active_tasks()));
+      std::terminate();
+    }
     std::fprintf(stderr,
-                 "weft: TaskScheduler destroyed with %lld tasks still incomplete; call wait(scheduler) "
-                 "before the last copy of the scheduler goes away\n",
+                 "weft: TaskScheduler destroyed with %lld tasks still incomplete; waiting for them (call "
+                 "wait(scheduler) before the last copy of the scheduler goes away)\n",
                  static_cast<long long>(active_tasks()));
-    std::terminate();
+    executor_.wait_until([this] { return all_complete(); });
   }
   // Failures that neither a get() nor a wait() reported: said, not lost in silence.
   FailureLog& log = *failures_;

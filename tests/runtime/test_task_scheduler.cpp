@@ -698,3 +698,31 @@ TEST_CASE("TaskScheduler.nested_waits_and_cached_blocks_all_return_to_the_pool.1
   }
   CHECK(pool.get_usage_statistics().consumed_blocks == 0);
 }
+
+TEST_CASE("TaskScheduler.an_exception_between_spawn_and_wait_can_be_caught.2threads") {
+  // The scheduler's last copy goes while its tasks still run: it waits for
+  // them (and says so on stderr) instead of calling std::terminate, so the
+  // exception that left the scope reaches its handler.
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  struct Slow {
+    using value_type = int;
+    std::atomic<int>* finished;
+    void operator()(weft::TaskMember&, int& out) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      out = finished->fetch_add(1) + 1;
+    }
+  };
+  std::atomic<int> finished{0};
+  bool caught = false;
+  try {
+    weft::TaskScheduler sched(executor, pool);
+    for (int i = 0; i < 4; ++i) (void)weft::host_spawn(weft::TaskSingle(sched), Slow{&finished});
+    throw std::runtime_error("thrown between the spawns and wait(scheduler)");
+  } catch (const std::runtime_error&) {
+    caught = true;
+  }
+  CHECK(caught);
+  CHECK(finished.load() == 4);  // all ran before the scheduler went
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+}

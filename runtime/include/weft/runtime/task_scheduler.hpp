@@ -142,6 +142,9 @@ class TaskScheduler {
     return *this;
   }
   TaskScheduler& operator=(TaskScheduler&&) noexcept = default;
+  // When the last shared copy goes while tasks are incomplete (an exception
+  // between a spawn and wait(scheduler), say), it waits for them and says so
+  // on stderr; from inside one of its own tasks it cannot, and terminates.
   ~TaskScheduler() = default;
 
   bool is_null() const noexcept { return core_ == nullptr; }
