@@ -2,6 +2,16 @@
 // Small helpers shared by the doctest suites.
 #pragma once
 
+// WEFT_TEST_UNDER_TSAN: defined when ThreadSanitizer instruments the build,
+// which makes every memory access many times slower (stress tests run less).
+#if defined(__SANITIZE_THREAD__)
+#define WEFT_TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WEFT_TEST_UNDER_TSAN 1
+#endif
+#endif
+
 #include <fstream>
 #include <stdexcept>
 #include <string>

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../test_support.hpp"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -19,15 +21,8 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
-
-#if defined(__SANITIZE_THREAD__)
-#define WEFT_TEST_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WEFT_TEST_UNDER_TSAN 1
-#endif
-#endif
 
 namespace {
 
@@ -287,23 +282,42 @@ TEST_CASE("MemoryPool.stress.cross_thread_free.2threads") {
                                     << " allocations refused (pool full)");
 }
 
-TEST_CASE("MemoryPool.threads_start_in_separate_superblocks.2threads") {
-  // Threads allocating the same size begin in different superblocks (their
-  // hints start spread out), so they do not contend on one bitset word.
-  const Pool pool(weft::HostSpace{}, 256 * 4096);
-  std::uintptr_t superblock_of[2] = {0, 0};
-  std::atomic<int> arrived{0};
-  auto worker = [&](int t) {
-    void* p = pool.allocate(64);
-    superblock_of[t] = reinterpret_cast<std::uintptr_t>(p) / pool.superblock_size();
-    arrived.fetch_add(1);
-    while (arrived.load() < 2) std::this_thread::yield();  // both blocks live at once
-    pool.deallocate(p, 64);
+namespace {
+
+// The superblocks of the first 64-byte block of one thread and then of another.
+std::pair<std::uintptr_t, std::uintptr_t> first_blocks_of_two_threads(const Pool& pool) {
+  void* first = nullptr;
+  void* second = nullptr;
+  std::thread([&] { first = pool.allocate(64); }).join();
+  std::thread([&] { second = pool.allocate(64); }).join();
+  REQUIRE(first != nullptr);
+  REQUIRE(second != nullptr);
+  const auto superblock_of = [&](void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) / pool.superblock_size();
   };
-  std::thread a(worker, 0), b(worker, 1);
-  a.join();
-  b.join();
-  CHECK(superblock_of[0] != 0);
-  CHECK(superblock_of[0] != superblock_of[1]);
+  const std::pair<std::uintptr_t, std::uintptr_t> result{superblock_of(first), superblock_of(second)};
+  pool.deallocate(first, 64);
+  pool.deallocate(second, 64);
   CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("MemoryPool.threads_start_in_separate_superblocks_while_empty_ones_are_plenty.2threads") {
+  // Each thread's hints start in its own stretch of superblocks (at least 64
+  // apart here): with plenty of empty superblocks ahead, a thread takes one of
+  // them rather than join another thread's, so the two do not contend on one
+  // bitset word.
+  const Pool pool(weft::HostSpace{}, 4096 * 4096);
+  const auto [first, second] = first_blocks_of_two_threads(pool);
+  CHECK(first != second);
+}
+
+TEST_CASE("MemoryPool.a_thread_joins_a_superblock_with_room_when_empty_ones_are_few.2threads") {
+  // 16 superblocks of 64 blocks: fewer empty ones than a superblock's blocks,
+  // so a size takes a fresh one only when none of its own has room.
+  const Pool pool(weft::HostSpace{}, 16 * 4096);
+  const auto [first, second] = first_blocks_of_two_threads(pool);
+  CHECK(first == second);
 }

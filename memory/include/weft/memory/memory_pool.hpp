@@ -31,15 +31,23 @@
 //
 // Threads: allocate and deallocate are safe from any number of host threads
 // at once; deallocate may run on another thread than the allocate. Each
-// thread has its own hints, starting in its own stretch of superblocks, so
-// threads allocating the same sizes normally work in different superblocks.
+// thread has its own hints, starting in its own stretch of superblocks; a
+// size takes a fresh superblock only when none of its own has a free block,
+// so threads allocating the same size share a superblock while it has room.
+//
+// Failure means full: allocate() returns nullptr only if no superblock it
+// looked at could serve the request at that moment (from its size, fresh, or
+// by a larger block); requests that fill the pool exactly are all served,
+// from any number of threads (memory_pool_handle.hpp states it exactly, with
+// its one race: a block freed behind a running search).
 //
 // Tuning (report section 2.5.4): with the default superblock (= largest
 // block) a largest-size block fills a superblock by itself, so every such
 // allocation after the first goes through the search (about twice the cost
-// of a pair that stays in one superblock). When many large blocks are live
-// at once, ask for a larger min_superblock_size (for example 64 times the
-// largest block).
+// of a pair that stays in one superblock). A search that ends in a fresh
+// superblock looks at every superblock's header, so a size should fill many
+// blocks per superblock: when many large blocks are live at once, ask for a
+// larger min_superblock_size (for example 64 times the largest block).
 //
 // Spaces: the pool's blocks and its state live in `Space`. For host-accessible
 // spaces (HostSpace, HostPinnedSpace) allocate/deallocate work on the host.

@@ -18,21 +18,39 @@
 // confirms that the superblock still holds blocks of that size. Hints are per
 // thread (a host thread's slot, a GPU warp; at most 64 rows, beyond which
 // threads share) and per size, and start at superblocks spread out over the
-// pool, so threads begin in stretches of their own. On a miss the superblocks are searched, once around the
-// pool, from the hinted one on; the search takes the first superblock that either holds the size and has a
-// free block or is empty (an empty one is reassigned to the size), and falls back to a larger block in a
-// partly full superblock only when neither exists. A request fails only when no superblock can serve it in
-// any of these ways, exactly as in the report.
+// pool. On a miss a search runs, in the report's order of preference:
+//   1. once around the pool from the hinted superblock, a block in the first
+//      superblock of the size that has one;
+//   2. a fresh superblock: an empty one, reassigned to the size. The pass
+//      takes the first empty one it met once it has met `plenty` of them
+//      (the superblock's blocks of the size, at most 64): empties are
+//      plentiful, and taking one ahead keeps threads in stretches of their
+//      own. Otherwise, with no room of its size anywhere, every thread tries
+//      the superblocks in one order, from superblock 0, and waits out a
+//      reassignment in progress there (a bounded number of looks), so
+//      threads that run out together meet in one superblock instead of
+//      taking one each;
+//   3. only if there is no empty one either, a larger block in a partly full
+//      superblock.
 //
-// Two deliberate departures from the report's Figure 2.5: the search starts
-// at the hint rather than at a fixed start point per size, so a thread that
-// fills superblock after superblock finds the next one in O(1) instead of
-// walking past every full one again; and it takes whichever usable superblock
-// comes first instead of preferring partly full ones over empty ones, which
-// keeps threads in their own stretches instead of drifting into each other's.
-// (A thread moves on through the pool as it fills superblocks; in a small
-// pool churned by several threads they can come round to each other's
-// superblocks, which costs cache traffic, never correctness.)
+// What a failure means (the guarantee): allocate() returns nullptr only if,
+// in each of its `attempt_limit` searches, every superblock it looked at
+// could serve it neither from its own size, nor fresh, nor by a larger block
+// at the moment it looked. A block freed in a superblock the search had
+// already passed is not seen; a search still sees every block that stays
+// free while it runs (unless a reassignment attempt keeps that superblock
+// closed for longer than the bounded wait). A size takes a fresh superblock
+// while one of its own has a free block only if its pass met `plenty` empty
+// superblocks first. So once fewer than that are empty, sizes fill the room
+// they have before taking more, and requests that fill a pool exactly are
+// all served (Kokkos' test_memory_pool_v2; tests/memory/
+// memory_pool_exact_fit_test.cpp).
+//
+// Cost: a claim in the hinted superblock is one fetch_or and one load. A
+// search that finds room or `plenty` empties on its way stops there, so a
+// fresh superblock costs at most about one header read per block it holds.
+// Only when few superblocks are empty does a search look at every header
+// (twice, the second time in the common order), as the report's does.
 //
 // Reassigning an empty superblock: a CAS closes its header, a scan checks
 // every claimed bit is clear, an exchange reopens it with the new size. The
@@ -46,12 +64,13 @@
 // completed reassignment, since that reassignment's scan would have seen its
 // bit. So a pair allocate + deallocate is two atomic read-modify-writes.
 //
-// Progress: no thread ever waits for another. A claim retries only when
-// another thread changed the word it looked at, a search visits each
-// superblock once, and allocate() gives up (nullptr) after attempt_limit
-// searches. A superblock stays closed only for its reassigner's scan; others
-// skip it meanwhile (if that thread is descheduled mid-scan, the one empty
-// superblock it holds is unavailable until it resumes).
+// Progress: a claim retries only when another thread changed the word it
+// looked at, a pass visits each superblock once, and allocate() gives up
+// (nullptr) after attempt_limit searches. A superblock stays closed only for
+// its reassigner's scan; the first pass skips it, the fresh pass waits for it
+// a bounded number of looks (yielding on the host, sleeping briefly on a GPU),
+// so a reassigner descheduled mid-scan delays others a little and blocks
+// nobody.
 //
 // Deallocation is constant time: the pointer gives the superblock and the
 // block, one fetch_and clears the bit. The pointer and size are checked first
@@ -73,6 +92,8 @@
 #include <cstdint>
 #if defined(__CUDA_ARCH__)
 #include <cstdio>
+#else
+#include <thread>
 #endif
 
 namespace weft {
@@ -421,43 +442,128 @@ class MemoryPoolHandle {
     return nullptr;
   }
 
-  // One search of every superblock, from the hinted one on. `hint` is this
-  // thread's hint pair for lg2 (superblock, word).
+  // One search (see the header comment): a pass from the hinted superblock
+  // for room among the superblocks of this size, then a fresh superblock,
+  // then a larger block. `hint` is this thread's hint pair for lg2
+  // (superblock, word).
   WEFT_HOST_DEVICE void* search(unsigned lg2, Slot slot, std::uint32_t* hint) const noexcept {
     const std::uint32_t count = g_.superblock_count;
     // relaxed (both): advice (see allocate()).
     std::uint32_t superblock = detail::atomic_load(hint, detail::MemoryOrder::relaxed);
     const std::uint32_t word = detail::atomic_load(hint + 1, detail::MemoryOrder::relaxed);
+    const std::uint32_t plenty = plenty_of_empties(lg2);
+    std::uint32_t first_empty = detail::kNoSuperblock;
+    std::uint32_t empties = 0;
     std::uint32_t larger = detail::kNoSuperblock;
     unsigned larger_lg2 = 0;
-    for (std::uint32_t visited = 0; visited < count; ++visited) {
+    void* block = nullptr;
+    for (std::uint32_t visited = 0; visited < count && block == nullptr && empties < plenty; ++visited) {
       const std::uint64_t* state = state_of(superblock);
       // relaxed: classifies the superblock; take() and reassign() re-check.
       const std::uint64_t header = detail::atomic_load(state, detail::MemoryOrder::relaxed);
       const unsigned assigned = static_cast<unsigned>(header & detail::kHeaderSizeMask);
       if ((header & detail::kHeaderClosed) == 0) {
-        void* block = nullptr;
         if (assigned == lg2 + 1) {
           block = claim(superblock, lg2, slot, word, hint + 1);
+          // A reassignment attempt closed it under the claim: look again
+          // once it settles rather than pass room by.
+          if (block == nullptr && detail::atomic_load(state, detail::MemoryOrder::relaxed) != header) {
+            block = claim_when_settled(superblock, lg2, slot, word, hint + 1);
+          }
         } else if (looks_empty(state, assigned)) {
-          if (reassign(superblock, header, lg2)) block = claim(superblock, lg2, slot, word, hint + 1);
+          if (first_empty == detail::kNoSuperblock) first_empty = superblock;
+          ++empties;
         } else if (assigned > lg2 + 1 && larger == detail::kNoSuperblock &&
                    has_free_block(state, assigned - 1)) {
           larger = superblock;
           larger_lg2 = assigned - 1;
         }
-        if (block != nullptr) {
-          // relaxed: the hint is advice, read with relaxed loads.
-          if (detail::atomic_load(hint, detail::MemoryOrder::relaxed) != superblock) {
-            detail::atomic_store(hint, superblock, detail::MemoryOrder::relaxed);
-          }
-          return block;
-        }
       }
-      superblock = superblock + 1 == count ? 0 : superblock + 1;
+      if (block == nullptr) superblock = superblock + 1 == count ? 0 : superblock + 1;
+    }
+    if (block == nullptr && empties >= plenty) {
+      // Empty superblocks are plentiful: take the first one met, which keeps
+      // threads in their own stretches and the search short.
+      superblock = first_empty;
+      block = claim_when_settled(first_empty, lg2, slot, word, hint + 1);
+    }
+    // Few are empty (or the one met was taken meanwhile): try them in one
+    // order for every thread, so threads that run out of a size together
+    // meet in one superblock instead of taking one each.
+    for (std::uint32_t s = 0; s < count && block == nullptr; ++s) {
+      superblock = s;
+      block = claim_when_settled(s, lg2, slot, word, hint + 1);
+    }
+    if (block != nullptr) {
+      // relaxed: the hint is advice, read with relaxed loads.
+      if (detail::atomic_load(hint, detail::MemoryOrder::relaxed) != superblock) {
+        detail::atomic_store(hint, superblock, detail::MemoryOrder::relaxed);
+      }
+      return block;
     }
     // The hint stays: it names superblocks of lg2-sized blocks.
     return larger != detail::kNoSuperblock ? claim(larger, larger_lg2, slot, word, nullptr) : nullptr;
+  }
+
+  // How many empty superblocks a pass must meet before it takes the first of
+  // them rather than look on for room of its size: the superblock's blocks
+  // of that size, at most 64. So a fresh superblock costs at most about one
+  // header read per block it holds, and a size whose block fills a superblock
+  // takes the first empty one at once (it has no partly full ones).
+  WEFT_HOST_DEVICE std::uint32_t plenty_of_empties(unsigned lg2) const noexcept {
+    const unsigned blocks_lg2 = g_.superblock_lg2 - lg2;
+    return std::uint32_t{1} << (blocks_lg2 < 6 ? blocks_lg2 : 6);
+  }
+
+  // A block of `superblock` if it holds lg2-sized blocks with room or is
+  // empty (then reassigned to lg2 first), else nullptr. It waits out a
+  // reassignment in progress there (a bounded number of looks), since that
+  // reassignment may be opening the superblock for this very size.
+  WEFT_HOST_DEVICE void* claim_when_settled(std::uint32_t superblock, unsigned lg2, Slot slot,
+                                            std::uint32_t word, std::uint32_t* word_hint) const noexcept {
+    const std::uint64_t* state = state_of(superblock);
+    for (int look = 0; look < kLooksAtOneSuperblock; ++look) {
+      const std::uint64_t header = settled_header(state);
+      if ((header & detail::kHeaderClosed) != 0) return nullptr;
+      const unsigned assigned = static_cast<unsigned>(header & detail::kHeaderSizeMask);
+      if (assigned == lg2 + 1) {
+        if (void* block = claim(superblock, lg2, slot, word, word_hint)) return block;
+        if (!has_free_block(state, lg2)) return nullptr;
+      } else if (!looks_empty(state, assigned)) {
+        return nullptr;
+      } else if (reassign(superblock, header, lg2)) {
+        if (void* block = claim(superblock, lg2, slot, word, word_hint)) return block;
+      }
+      // The header moved under us (closed, reopened, reassigned): look again.
+    }
+    return nullptr;
+  }
+
+  static constexpr int kLooksAtOneSuperblock = 4;
+  static constexpr int kWaitsForReassignment = 256;
+
+  // The superblock's header once no reassignment holds it closed, or a closed
+  // header after kWaitsForReassignment waits (its reassigner may be
+  // descheduled: never wait on it for long).
+  WEFT_HOST_DEVICE std::uint64_t settled_header(const std::uint64_t* state) const noexcept {
+    // seq_cst: reads the header the way take() does, after any close or
+    // reopen this thread has already seen.
+    std::uint64_t header = detail::atomic_load(state, detail::MemoryOrder::seq_cst);
+    for (int wait = 0; wait < kWaitsForReassignment && (header & detail::kHeaderClosed) != 0; ++wait) {
+      pause();
+      header = detail::atomic_load(state, detail::MemoryOrder::seq_cst);
+    }
+    return header;
+  }
+
+  WEFT_HOST_DEVICE static void pause() noexcept {
+#if defined(__CUDA_ARCH__)
+#if __CUDA_ARCH__ >= 700
+    __nanosleep(100);
+#endif
+#else
+    std::this_thread::yield();
+#endif
   }
 
   [[gnu::noinline]] WEFT_HOST_DEVICE void report(DeallocateStatus status, const void* ptr,
