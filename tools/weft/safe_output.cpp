@@ -5,11 +5,40 @@
 
 namespace weft::tool {
 
-void SafeOutputBuffer::finish() {
-  if (held_c2_) {
-    held_c2_ = false;
-    sink_->sputc(static_cast<char>(0xC2));
+namespace {
+
+// What the bytes seen so far of a UTF-8 sequence make of it.
+enum class Sequence { other, prefix, escaped };
+
+// The code point of `bytes` when it is a sequence to escape; `prefix` when
+// more bytes could still make it one.
+Sequence classify(const unsigned char* bytes, int count, unsigned& code_point) {
+  const unsigned char lead = bytes[0];
+  if (count == 1) return lead == 0xC2 || lead == 0xD8 || lead == 0xE2 ? Sequence::prefix : Sequence::other;
+  const unsigned char second = bytes[1];
+  if (lead == 0xC2) {  // U+0080..U+009F: C1 controls
+    code_point = second;
+    return second >= 0x80 && second <= 0x9F ? Sequence::escaped : Sequence::other;
   }
+  if (lead == 0xD8) {  // U+061C: Arabic letter mark
+    code_point = 0x61C;
+    return second == 0x9C ? Sequence::escaped : Sequence::other;
+  }
+  // lead 0xE2: U+2000..U+207F
+  if (second != 0x80 && second != 0x81) return Sequence::other;
+  if (count == 2) return Sequence::prefix;
+  const unsigned char third = bytes[2];
+  code_point = 0x2000u + ((second & 0x3Fu) << 6) + (third & 0x3Fu);
+  const bool reorders = code_point == 0x200E || code_point == 0x200F ||
+                        (code_point >= 0x2028 && code_point <= 0x202E) ||
+                        (code_point >= 0x2066 && code_point <= 0x2069);
+  return reorders && (third & 0xC0) == 0x80 ? Sequence::escaped : Sequence::other;
+}
+
+}  // namespace
+
+void SafeOutputBuffer::finish() {
+  release_held();
   sink_->pubsync();
 }
 
@@ -24,24 +53,55 @@ std::streamsize SafeOutputBuffer::xsputn(const char* text, std::streamsize count
   return count;
 }
 
-bool SafeOutputBuffer::put_escape(unsigned char low) {
+bool SafeOutputBuffer::put_escape(unsigned code_point) {
   constexpr char kHex[] = "0123456789abcdef";
-  const char escape[] = {'\\', 'u', '0', '0', kHex[low >> 4], kHex[low & 15]};
+  const char escape[] = {'\\',
+                         'u',
+                         kHex[(code_point >> 12) & 15],
+                         kHex[(code_point >> 8) & 15],
+                         kHex[(code_point >> 4) & 15],
+                         kHex[code_point & 15]};
   return sink_->sputn(escape, sizeof escape) == static_cast<std::streamsize>(sizeof escape);
 }
 
-bool SafeOutputBuffer::put(unsigned char c) {
-  if (held_c2_) {
-    held_c2_ = false;
-    if (c >= 0x80 && c <= 0x9F) return put_escape(c);  // U+0080..U+009F
-    if (traits_type::eq_int_type(sink_->sputc(static_cast<char>(0xC2)), traits_type::eof())) return false;
+bool SafeOutputBuffer::put_raw(unsigned char c) {
+  return !traits_type::eq_int_type(sink_->sputc(static_cast<char>(c)), traits_type::eof());
+}
+
+bool SafeOutputBuffer::release_held() {
+  const int count = held_count_;
+  held_count_ = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!put_raw(held_[i])) return false;
   }
-  if (c == 0xC2) {
-    held_c2_ = true;
+  return true;
+}
+
+bool SafeOutputBuffer::put(unsigned char c) {
+  if (held_count_ > 0) {
+    const unsigned char bytes[3] = {held_[0], held_count_ > 1 ? held_[1] : c, c};
+    const int count = held_count_ + 1;
+    unsigned code_point = 0;
+    switch (classify(bytes, count, code_point)) {
+      case Sequence::escaped:
+        held_count_ = 0;
+        return put_escape(code_point);
+      case Sequence::prefix:
+        held_[held_count_++] = c;
+        return true;
+      case Sequence::other:
+        if (!release_held()) return false;
+        break;  // and `c` on its own, below: it may start a sequence itself
+    }
+  }
+  unsigned ignored = 0;
+  if (classify(&c, 1, ignored) == Sequence::prefix) {
+    held_[0] = c;
+    held_count_ = 1;
     return true;
   }
   if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return put_escape(c);
-  return !traits_type::eq_int_type(sink_->sputc(static_cast<char>(c)), traits_type::eof());
+  return put_raw(c);
 }
 
 SafeStandardStreams::SafeStandardStreams() : out_(std::cout.rdbuf()), err_(std::cerr.rdbuf()) {

@@ -3,8 +3,12 @@
 // input held: a stream buffer in front of stdout and stderr that passes
 // newlines and tabs and writes every other control character (C0, DEL, and
 // the UTF-8 encoded C1 range U+0080..U+009F, which some terminals obey) as
-// its JSON escape, "\u001b". JSON output stays valid: such characters can
-// only occur inside its strings, where that escape means the same character.
+// its JSON escape, "\u001b". So are the characters that reorder the text
+// around them (bidirectional controls U+061C, U+200E, U+200F, U+202A..U+202E,
+// U+2066..U+2069, and the separators U+2028, U+2029): a name holding U+202E
+// would otherwise print reversed, and could pass "exe.png" off as "gnp.exe".
+// JSON output stays valid: such characters can only occur inside its
+// strings, where that escape means the same character.
 #pragma once
 
 #include <streambuf>
@@ -18,7 +22,8 @@ class SafeOutputBuffer : public std::streambuf {
   SafeOutputBuffer(const SafeOutputBuffer&) = delete;
   SafeOutputBuffer& operator=(const SafeOutputBuffer&) = delete;
 
-  // Writes out a byte held back at the end (a lone 0xC2) and flushes.
+  // Writes out the bytes held back at the end (the start of a sequence that
+  // might have been escaped) and flushes.
   void finish();
   std::streambuf* sink() const noexcept { return sink_; }
 
@@ -29,10 +34,14 @@ class SafeOutputBuffer : public std::streambuf {
 
  private:
   bool put(unsigned char c);
-  bool put_escape(unsigned char code_point_low_byte);
+  bool put_raw(unsigned char c);
+  bool put_escape(unsigned code_point);
+  bool release_held();
 
   std::streambuf* sink_;
-  bool held_c2_ = false;  // 0xC2 seen: the next byte decides whether it is C1
+  // The start of a UTF-8 sequence that may be one to escape: the next bytes decide.
+  unsigned char held_[2] = {0, 0};
+  int held_count_ = 0;
 };
 
 // Installs filters on std::cout and std::cerr for its lifetime.
