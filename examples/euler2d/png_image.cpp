@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "png_image.hpp"
 
+#include "../output_file.hpp"
+
 #include <png.h>
 
 #include <algorithm>
@@ -119,7 +121,10 @@ void encode(const std::string& path, std::FILE* file, png_bytep* rows, png_uint_
 void save(const std::string& path, Canvas& canvas) {
   std::vector<png_bytep> rows(canvas.height());
   for (std::size_t y = 0; y < canvas.height(); ++y) rows[y] = canvas.row(y);
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
+  // Replaced whole (weft::examples::ReplacingFile): an interrupted write
+  // leaves the previous image.
+  weft::examples::ReplacingFile replacing(path);
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(replacing.write_path().c_str(), "wb"));
   if (!file) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
   encode(path, file.get(), rows.data(), static_cast<png_uint_32>(canvas.width()),
          static_cast<png_uint_32>(canvas.height()));
@@ -129,6 +134,7 @@ void save(const std::string& path, Canvas& canvas) {
     throw std::runtime_error("error while writing '" + path + "'" +
                              (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
   }
+  replacing.commit();
 }
 
 }  // namespace

@@ -85,15 +85,19 @@ void data_array(std::ostream& out, const char* name, int components, const std::
 }
 
 // Opens `path`, lets `write` fill it and checks the stream through close.
+// The file is replaced whole (weft::examples::ReplacingFile): an interrupted
+// write leaves the previous one.
 template <class Write>
 void write_checked(const std::string& path, Write&& write) {
+  weft::examples::ReplacingFile replacing(path);
   errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::ofstream out(replacing.write_path(), std::ios::binary | std::ios::trunc);
   if (!out) throw OutputError(weft::examples::detail::output_failure("cannot open", path, errno));
   write(out);
   out.close();
   if (out.fail())
     throw OutputError(weft::examples::detail::output_failure("error while writing", path, errno));
+  replacing.commit();
 }
 
 // A file name as an XML attribute value.

@@ -64,6 +64,9 @@ weft_hostile_case(graph_basics_reports_a_full_disk PROGRAM graph_basics EXIT 1
 weft_hostile_case(graph_basics_reports_a_missing_folder_before_the_run PROGRAM graph_basics EXIT 1 NO_FILES
   EXPECT "graph_basics: cannot write 'missing/g.json'" FORBID "^A\n" ARGS missing/g.json)
 
+weft_interrupted_output_case(graph_basics_keeps_the_previous_graph_when_cut_off PROGRAM graph_basics
+  FILE g.json ARGS g.json)
+
 # ---- graph_loop (no arguments) ----
 weft_hostile_case(graph_loop_prints_its_usage_on_help PROGRAM graph_loop EXIT 0
   EXPECT "Usage: graph_loop" FORBID "reaches 1" ARGS --help)
@@ -175,6 +178,12 @@ weft_hostile_case(euler2d_writes_the_png_when_the_trace_fails PROGRAM euler2d EX
   EXPECT "euler2d: trace: error while writing '/dev/full'" ARGS ${tiny} --png d.png --trace /dev/full)
 weft_hostile_case(euler2d_reports_a_full_standard_output PROGRAM euler2d EXIT 1 STDOUT /dev/full
   WRITES d.png EXPECT "euler2d: cannot write the standard output" ARGS ${tiny} --png d.png)
+# ... and an output cut off mid-write (an interrupt, a full disk) leaves the
+# previous file: each is written beside it and renamed into place.
+weft_interrupted_output_case(euler2d_keeps_the_previous_vtk_file_when_cut_off PROGRAM euler2d
+  FILE state.vti ARGS ${tiny} --png /dev/null --vtk state.vti)
+weft_interrupted_output_case(euler2d_keeps_the_previous_png_when_cut_off PROGRAM euler2d
+  FILE d.png ARGS --size 64x32 --steps 2 --quiet --png d.png)
 # Problems too large: the exception reaches main, exit 1.
 weft_hostile_case(euler2d_fails_cleanly_when_the_cell_count_overflows PROGRAM euler2d EXIT 1 NO_FILES
   EXPECT "euler2d: .*2305843009213693952.*overflow" ARGS --size 2305843009213693952x8 --steps 1 --quiet)

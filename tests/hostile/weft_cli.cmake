@@ -19,3 +19,8 @@ weft_hostile_case(weft_rejects_a_limit_that_is_not_a_size PROGRAM weft_cli EXIT 
   EXPECT "--max-bytes" ARGS graph validate --max-bytes -5 /dev/null)
 weft_hostile_case(weft_rejects_a_misspelt_command_with_a_suggestion PROGRAM weft_cli EXIT 2
   EXPECT "Did you mean 'trace'" ARGS tarce summary x.json)
+
+# A merge cut off mid-write (an interrupt, a full disk) leaves the previous
+# OUT: it is written beside it and renamed into place.
+weft_interrupted_output_case(weft_trace_merge_keeps_the_previous_output_when_cut_off PROGRAM weft_cli
+  FILE merged.json ARGS trace merge merged.json ${PROJECT_SOURCE_DIR}/tests/cli/fixtures/trace_many_processes.json)

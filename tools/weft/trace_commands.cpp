@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include "output_file.hpp"
 #include "tool.hpp"
 #include "trace_merge.hpp"
 #include "trace_summary.hpp"
@@ -39,11 +40,18 @@ void write_merge(const TraceMerge& merge, const std::string& out) {
     merge.write(std::cout);
     return;
   }
-  std::ofstream file(out, std::ios::binary | std::ios::trunc);
-  if (!file) throw InputError(out + ": cannot write: " + std::strerror(errno));
-  merge.write(file);
-  file.close();
-  if (!file) throw InputError(out + ": error while writing: " + std::strerror(errno));
+  try {
+    // Replaced whole: an interrupted merge leaves the previous file.
+    weft::examples::ReplacingFile replacing(out);
+    std::ofstream file(replacing.write_path(), std::ios::binary | std::ios::trunc);
+    if (!file) throw InputError(out + ": cannot write: " + std::strerror(errno));
+    merge.write(file);
+    file.close();
+    if (!file) throw InputError(out + ": error while writing: " + std::strerror(errno));
+    replacing.commit();
+  } catch (const weft::examples::OutputError& e) {
+    throw InputError(e.what());
+  }
 }
 
 void add_merge(CLI::App& trace) {
