@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "memory_check.hpp"
 #include "output_file.hpp"
 #include "ranks.hpp"
 #if WEFT_EXAMPLES_MPI
@@ -77,6 +78,15 @@ std::vector<double> serial_heat(std::size_t n, int steps) {
   return out;
 }
 
+// What one process holds: its share of the two padded fields and, on the
+// rank that checks, the gathered field and the serial reference (two padded
+// arrays and its result).
+double heat2d_bytes(std::size_t n, int ranks, bool root) {
+  const double side = static_cast<double>(n), cell = sizeof(double);
+  const double fields = 2.0 * cell * (side + 2.0) * (side + 2.0 * kDevices) / static_cast<double>(ranks);
+  return fields + (root ? cell * (2.0 * side * side + 2.0 * (side + 2.0) * (side + 2.0)) : 0.0);
+}
+
 // Ranks: weft::examples::OneProcess, or MpiRanks under mpirun.
 template <class Ranks>
 int example_main(int argc, char** argv, const Ranks& ranks) {
@@ -93,6 +103,8 @@ int example_main(int argc, char** argv, const Ranks& ranks) {
       ->transform(weft::examples::whole_number<int>(2))
       ->capture_default_str();
   app.add_option("graph", json_path, "where to write the graph as JSON")->capture_default_str();
+  bool ignore_memory_limit = false;
+  weft::examples::add_memory_check_flag(app, ignore_memory_limit);
   if (const auto code = weft::examples::parse(app, argc, argv, /*quiet=*/!ranks.root())) return *code;
   // Split along y: partition boundaries are whole rows, contiguous to copy.
   // Under mpirun, each rank holds its partitions' blocks.
@@ -102,6 +114,10 @@ int example_main(int argc, char** argv, const Ranks& ranks) {
       throw weft::examples::UsageError("steps: need an even number (two steps a run), got " +
                                        std::to_string(steps));
     if (ranks.root()) weft::examples::check_writable(json_path);  // before the run, not after it
+    weft::examples::check_fits_in_memory(
+        "two fields of " + std::to_string(n) + "^2 doubles" +
+            (ranks.root() ? ", the gathered result and the serial reference" : ""),
+        heat2d_bytes(n, ranks.size(), ranks.root()), ignore_memory_limit);
     a = weft::examples::make_tensor<double, 2>(ranks, {1, kDevices}, {1, 1}, 1, n, n);
     b = weft::examples::make_tensor<double, 2>(ranks, {1, kDevices}, {1, 1}, 1, n, n);
   });

@@ -30,6 +30,7 @@
 
 #include "../cli_support.hpp"
 #include "../gpu_count.hpp"
+#include "../memory_check.hpp"
 #include "../output_file.hpp"
 #include "../usage_error.hpp"
 #include "fim.hpp"
@@ -140,6 +141,22 @@ weft::eikonal::Problem problem_from(const Options& o, std::size_t& axes) {
   return p;
 }
 
+// What the host holds: the solver's two padded fields (one host copy when
+// the passes run on GPUs), a cell being a distance and a flag, and the
+// image's plane when --png asks for one.
+double eikonal_bytes(const Options& o, const weft::eikonal::Problem& p, std::size_t axes) {
+  const bool doubles = o.precision == "double";
+  const double cell = doubles ? (o.layout == "contiguous" ? 16.0 : 12.0) : 8.0;
+  const auto padded = [](std::size_t cells, std::size_t blocks) {
+    return static_cast<double>(cells) + 2.0 * static_cast<double>(blocks);
+  };
+  const bool z_last = axes == 3;
+  double cells = padded(p.nx, p.tiles_x) * padded(p.ny, p.tiles_y * (z_last ? 1 : p.partitions));
+  if (z_last) cells *= padded(p.nz, p.tiles_z * p.partitions);
+  const double plane = static_cast<double>(p.nx) * static_cast<double>(p.ny);
+  return (o.gpus > 0 ? 1.0 : 2.0) * cell * cells + (o.png.empty() ? 0.0 : 12.0 * plane);
+}
+
 template <std::size_t Dims>
 int solve_on_host(const Options& o, const weft::eikonal::Problem& p) {
   using weft::eikonal::HostPlace;
@@ -180,10 +197,13 @@ int eikonal(int argc, char** argv) {
   app.add_flag("--checksum", o.checksum,
                "end the summary with a hash of the field (bit-for-bit comparisons)");
   app.add_flag("--quiet", o.quiet, "print only the result line");
+  weft::examples::add_memory_check_flag(app, o.ignore_memory_limit);
   if (const auto code = weft::examples::parse(app, argc, argv)) return *code;
   std::size_t axes = 2;
   const weft::eikonal::Problem p = problem_from(o, axes);
   weft::examples::check_all_writable({o.png, o.dump_graph});  // before the run, not after it
+  weft::examples::check_fits_in_memory("two fields of " + o.size + " cells", eikonal_bytes(o, p, axes),
+                                       o.ignore_memory_limit);
   if (o.gpus > 0) {
     weft::examples::check_gpu_count(o.gpus);  // too many is a usage error, as in euler2d
     return weft::eikonal::run_on_gpus(o, p);

@@ -26,6 +26,7 @@ struct Options {
   int gpus = 0;  // 0: on the host
   std::string png, dump_graph;
   bool checksum = false, quiet = false, visit_all = false, in_shared = false;
+  bool ignore_memory_limit = false;  // run even when the fields cannot fit in memory
 };
 
 // The distance field with a contour every fifth of the band, drawn in the

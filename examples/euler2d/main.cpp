@@ -37,6 +37,7 @@
 
 #include "../cli_support.hpp"
 #include "../gpu_count.hpp"
+#include "../memory_check.hpp"
 #include "../output_file.hpp"
 #include "../ranks.hpp"
 #if WEFT_EXAMPLES_MPI
@@ -90,6 +91,19 @@ weft::euler::SolverConfig solver_config(const Options& o) {
   c.sub_partitions = o.sub_partitions;
   c.cfl = o.cfl;
   return c;
+}
+
+// What one process holds: its share of the solver's padded fields (two, or
+// one host copy when the steps run on GPUs) and, on rank 0 when an output
+// needs it, the gathered field and the images or VTK arrays made from it.
+double euler2d_bytes(const weft::euler::SolverConfig& c, const Options& o, int ranks, bool root) {
+  constexpr double cell = 4 * sizeof(double);  // density, energy, two momenta
+  const double nx = static_cast<double>(c.nx), ny = static_cast<double>(c.ny);
+  const double blocks = static_cast<double>(c.partitions * c.sub_partitions);
+  const double fields = (o.gpus > 0 ? 1.0 : 2.0) * cell * (nx + 2.0) * (ny + 2.0 * blocks) / ranks;
+  const bool gathers =
+      !o.png.empty() || o.checksum || !o.vtk.empty() || c.problem == weft::euler::Problem::sod;
+  return fields + (root && gathers ? (cell + 3 * sizeof(double)) * nx * ny : 0.0);
 }
 
 void check_options(const Options& o) {
@@ -179,6 +193,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--trace", o.trace,
                  "write an execution trace (Chrome trace-event JSON; under mpirun one a rank: t.json gives "
                  "t.0.json, t.1.json, ...)");
+  weft::examples::add_memory_check_flag(app, o.ignore_memory_limit);
   app.add_flag("--quiet", o.quiet,
                "no progress line (step, time, percent done and ETA, shown on a terminal)");
   app.add_flag("--checksum", o.checksum,
@@ -203,6 +218,9 @@ int euler2d(int argc, char** argv, const Ranks& ranks) {
     check_options(o);
     weft::examples::check_gpu_count(o.gpus);
     check_outputs(o, ranks.group() != nullptr ? ranks.rank() : -1);
+    weft::examples::check_fits_in_memory(
+        "the fields of " + o.size + " cells" + (ranks.group() != nullptr ? " on this rank" : ""),
+        euler2d_bytes(config, o, ranks.size(), ranks.root()), o.ignore_memory_limit);
   });
   if (o.gpus > 0) return run_on_gpus(o, config, ranks);  // over ranks: each on GPU local_rank % --gpus
   return o.layout == "strided" ? run_solver<weft::StridedView, false>(o, config, ranks)

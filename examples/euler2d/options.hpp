@@ -25,7 +25,8 @@ struct Options {
   std::string vtk;                // a .vti file ("" for none); over ranks a piece a rank and a .pvti
   std::string dump_graph, trace;
   bool quiet = false;
-  bool checksum = false;  // print a hash of the final state, to compare runs bit for bit
+  bool checksum = false;             // print a hash of the final state, to compare runs bit for bit
+  bool ignore_memory_limit = false;  // run even when the fields cannot fit in memory
 };
 
 using weft::examples::UsageError;  // exit 2

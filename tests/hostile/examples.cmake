@@ -41,14 +41,26 @@ weft_hostile_case(heat2d_reports_a_full_disk PROGRAM heat2d EXIT 1
   EXPECT "heat2d: error while writing '/dev/full': No space left" ARGS 8 2 /dev/full)
 weft_hostile_case(heat2d_reports_a_full_standard_output PROGRAM heat2d EXIT 1 STDOUT /dev/full
   EXPECT "heat2d: cannot write the standard output" ARGS 8 2)
-# Sizes whose cell count wraps around 64 bits: an error before any allocation.
+# Fields beyond this machine's memory (44 TB): refused before anything is
+# allocated, saying how much is needed and how much there is.
+weft_hostile_case(heat2d_refuses_fields_beyond_memory PROGRAM heat2d EXIT 2 NO_FILES
+  EXPECT "heat2d: the run needs about [0-9.]+ GiB for two fields of 1000000\\^2 doubles.*this machine has [0-9.]+ GiB.*--ignore-memory-limit"
+  ARGS 1000000 2)
+# Under ulimit -v the limit is what the process may use.
+weft_hostile_case(heat2d_refuses_fields_beyond_its_address_space_limit PROGRAM heat2d EXIT 2 NO_FILES
+  MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "heat2d: the run needs about [0-9.]+ GiB.*this machine has [0-9.]+ GiB"
+  ARGS 20000 2)
+# With --ignore-memory-limit the run goes on, and what it cannot have still
+# fails cleanly. Sizes whose cell count wraps around 64 bits: an error
+# before any allocation.
 weft_hostile_case(heat2d_fails_cleanly_when_the_cell_count_overflows PROGRAM heat2d EXIT 1 NO_FILES
-  EXPECT "heat2d: .*4611686018427387904.*overflow" ARGS 4611686018427387904 2)
+  EXPECT "heat2d: .*4611686018427387904.*overflow" ARGS 4611686018427387904 2 --ignore-memory-limit)
 # 80 GB of cells, more than memory (the issue's case, an uncaught
 # AllocationError before): under a limit the allocation fails at once,
 # whatever the machine's memory and overcommit policy, and main says so.
 weft_hostile_case(heat2d_fails_cleanly_on_more_cells_than_memory PROGRAM heat2d EXIT 1 NO_FILES
-  MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "heat2d: .*cannot allocate [0-9]+ bytes" ARGS 100000 2)
+  MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "heat2d: .*cannot allocate [0-9]+ bytes"
+  ARGS 100000 2 --ignore-memory-limit)
 
 # ---- graph_basics [out.json] ----
 weft_hostile_case(graph_basics_prints_its_usage_on_help PROGRAM graph_basics EXIT 0 NO_FILES
@@ -184,15 +196,28 @@ weft_interrupted_output_case(euler2d_keeps_the_previous_vtk_file_when_cut_off PR
   FILE state.vti ARGS ${tiny} --png /dev/null --vtk state.vti)
 weft_interrupted_output_case(euler2d_keeps_the_previous_png_when_cut_off PROGRAM euler2d
   FILE d.png ARGS --size 64x32 --steps 2 --quiet --png d.png)
-# Problems too large: the exception reaches main, exit 1.
+# Fields beyond memory (5 TB): refused before the run, exit 2.
+weft_hostile_case(euler2d_refuses_fields_beyond_memory PROGRAM euler2d EXIT 2 NO_FILES
+  EXPECT "euler2d: the run needs about [0-9.]+ GiB for the fields of 400000x200000 cells.*this machine has"
+  ARGS --size 400000x200000 --steps 1 --quiet)
+# Problems too large, run anyway: the exception reaches main, exit 1.
 weft_hostile_case(euler2d_fails_cleanly_when_the_cell_count_overflows PROGRAM euler2d EXIT 1 NO_FILES
-  EXPECT "euler2d: .*2305843009213693952.*overflow" ARGS --size 2305843009213693952x8 --steps 1 --quiet)
+  EXPECT "euler2d: .*2305843009213693952.*overflow"
+  ARGS --size 2305843009213693952x8 --steps 1 --quiet --ignore-memory-limit)
 # 16 GB a field, 4 GB a partition: the first allocation already fails.
 weft_hostile_case(euler2d_fails_cleanly_on_more_cells_than_memory PROGRAM euler2d EXIT 1 NO_FILES
   MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "euler2d: .*cannot allocate [0-9]+ bytes"
-  ARGS --size 32000x16000 --steps 1 --quiet)
+  ARGS --size 32000x16000 --steps 1 --quiet --ignore-memory-limit)
 # 2000 threads' stacks do not fit in the limit: the executor cannot start
 # them all, and says so.
 weft_hostile_case(euler2d_fails_cleanly_when_threads_cannot_start PROGRAM euler2d EXIT 1 NO_FILES
   MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "euler2d: .*could not start all 2000 worker threads"
   ARGS ${tiny} --threads 2000 --png p.png)
+
+# ---- eikonal ----
+# The issue's 3D case (92 GiB of doubles), under a limit so that it is
+# beyond memory on any machine: refused before the run.
+weft_hostile_case(eikonal_refuses_fields_beyond_memory PROGRAM eikonal EXIT 2 NO_FILES
+  MEMORY_LIMIT_MB ${memory_limit_mb}
+  EXPECT "eikonal: the run needs about [0-9.]+ GiB for two fields of 1600x1600x1600 cells.*--ignore-memory-limit"
+  ARGS --size 1600x1600x1600 --partitions 4)
