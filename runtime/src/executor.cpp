@@ -98,6 +98,14 @@ WorkerContext::WorkerContext(Executor& ex, int index, Domain domain)
       rng_state_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(index + 1)),
       round_robin_cursor_(index) {}
 
+void WorkerContext::refuse_nested_wait(const char* waiter) {
+  throw std::logic_error(std::string(waiter) + ": " + std::to_string(kMaxNestedWaits) +
+                         " waits are already nested on this worker (each runs other jobs on the same "
+                         "stack, which would overflow); wait for fewer things one inside another, e.g. "
+                         "respawn a task on its children's future or use when_all instead of waiting "
+                         "inside the task");
+}
+
 Executor::Executor(ExecutorConfig config)
     : config_(config),
       devices_(planned_virtual_devices(config), config.use_cuda),

@@ -40,6 +40,7 @@ void wait_for(const TaskHeader& task) {
   // A worker (of any executor) keeps running its executor's jobs while it
   // waits.
   if (WorkerContext* worker = Executor::current_worker()) {
+    worker->check_nested_wait("Future::wait");
     worker->executor().wait_until([&task] { return task.is_complete(); });
     return;
   }

@@ -182,6 +182,7 @@ void WorkGraphEngine<Index>::run(Executor& executor, const void* functor, Call c
 template <class Index>
 void WorkGraphEngine<Index>::execute_run(Executor& executor, const void* functor, Call call,
                                          const NodeCall* calls, const std::atomic<bool>* cancel) {
+  if (WorkerContext* worker = Executor::current_worker()) worker->check_nested_wait("WorkGraphPolicy::run");
   if (!begin(executor, functor, call, calls, cancel, nullptr, nullptr, nullptr)) {
     if (std::exception_ptr error = finish_run()) std::rethrow_exception(error);
     return;

@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -185,6 +186,42 @@ TEST_CASE("Executor.task_group_rethrows_the_first_exception.2threads") {
   group.run([&] { ran.fetch_add(1); });
   CHECK_NOTHROW(group.wait());  // the group is reusable once the error was collected
   CHECK(ran.load() == 101);
+}
+
+namespace {
+
+// `waits` task-group waits one inside another on the calling worker: each
+// level runs the next and waits for it, and the wait runs it on the same
+// stack. Records the lowest and highest address of a level's frame.
+void nested_waits(weft::Executor& executor, int waits, std::uintptr_t (&stack)[2]) {
+  const auto here = reinterpret_cast<std::uintptr_t>(&waits);
+  stack[0] = stack[0] == 0 ? here : std::min(stack[0], here);
+  stack[1] = std::max(stack[1], here);
+  if (waits == 0) return;
+  weft::TaskGroup group(executor);
+  group.run([&executor, waits, &stack] { nested_waits(executor, waits - 1, stack); });
+  group.wait();
+}
+
+}  // namespace
+
+TEST_CASE("Executor.waits_nested_past_the_limit_are_refused_before_the_stack_overflows.1thread") {
+  weft::Executor executor(weft::test::cpu_only(1));  // one worker: every level on its stack
+  weft::TaskGroup outer(executor);
+  std::uintptr_t stack[2] = {0, 0};
+  outer.run([&] { nested_waits(executor, weft::kMaxNestedWaits, stack); });
+  CHECK_NOTHROW(outer.wait());
+  MESSAGE("the deepest nesting allowed took ", (stack[1] - stack[0]) / 1024, " KiB of the worker's stack");
+  // 50,000 waits deep overflow an 8 MiB stack: the wait past the
+  // limit throws, and each level above fails with it.
+  outer.run([&] { nested_waits(executor, 50'000, stack); });
+  CHECK_THROWS_WITH_AS(outer.wait(), doctest::Contains("TaskGroup::wait: 1000 waits are already nested"),
+                       std::logic_error);
+  // The refused group is abandoned; the executor goes on as before.
+  int ran = 0;
+  outer.run([&] { ran = 1; });
+  outer.wait();
+  CHECK(ran == 1);
 }
 
 TEST_CASE("Executor.idle_workers_sleep_and_wake_for_new_work") {

@@ -44,6 +44,12 @@ namespace weft {
 
 class Executor;
 
+// The most waits one worker runs one inside another. A wait on a worker
+// runs other jobs on the same stack, and one of those may wait in turn; the
+// wait past this depth throws std::logic_error instead of overflowing the
+// stack (about 16,000 deep on an 8 MiB stack; docs/waiting.md).
+inline constexpr int kMaxNestedWaits = 1000;
+
 // A worker as the jobs it runs see it: where they push follow-up work.
 class WorkerContext {
  public:
@@ -67,6 +73,16 @@ class WorkerContext {
   // it around an observed node's call and puts the outer one back after.
   const char* node_name() const noexcept { return node_name_; }
   const char* exchange_node_name(const char* name) noexcept { return std::exchange(node_name_, name); }
+
+  // Whether a wait starting now on this worker would be nested deeper than
+  // kMaxNestedWaits; check_nested_wait() then throws std::logic_error naming
+  // `waiter`. Every wait that runs other jobs meanwhile checks before it starts.
+  bool wait_too_deep() const noexcept { return depth_ > kMaxNestedWaits; }
+  void check_nested_wait(const char* waiter) const {
+    if (wait_too_deep()) [[unlikely]]
+      refuse_nested_wait(waiter);
+  }
+  [[noreturn]] static void refuse_nested_wait(const char* waiter);
 
   // Makes a ready job runnable. CPU jobs go onto this worker's deque of that
   // priority; GPU jobs onto its GPU deques when it has them, else to the GPU

@@ -11,6 +11,11 @@
 // still run (they are independent); wait() then rethrows the first
 // exception and the group is ready for reuse.
 //
+// A wait() on a worker nested deeper than kMaxNestedWaits (executor.hpp)
+// throws std::logic_error instead of overflowing the stack. The group is
+// then abandoned: its callables not started yet are skipped (so that the
+// destructor's wait does not nest another level for each), and run() throws.
+//
 // Each run() allocates its job on the heap; the pool-backed, allocation-free
 // path is the task-DAG's TaskScheduler.
 #pragma once
@@ -42,6 +47,10 @@ class TaskGroup {
   void run(F&& fn, Domain domain = Domain::Cpu) {
     using Fn = std::decay_t<F>;
     static_assert(std::is_invocable_v<Fn&>, "TaskGroup::run takes a callable with no arguments");
+    if (abandoned_.load(std::memory_order_relaxed)) {
+      throw std::logic_error(
+          "TaskGroup::run: the group's wait() was refused (waits nested too deep), which abandoned it");
+    }
     auto* job = new CallableJob<Fn>(std::forward<F>(fn), *this);
     // relaxed: the job's submission below publishes it; only the 0 -> 1 step
     // needs to tell the executor a run began.
@@ -57,6 +66,10 @@ class TaskGroup {
 
   void wait() {
     if (scope_.entered()) throw std::logic_error(scope_.self_wait_message());
+    if (WorkerContext* worker = Executor::current_worker(); worker != nullptr && worker->wait_too_deep()) {
+      abandoned_.store(true, std::memory_order_relaxed);
+      WorkerContext::refuse_nested_wait("TaskGroup::wait");
+    }
     executor_.wait_until_run_ends([this] { return pending_.load(std::memory_order_acquire) == 0; });
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error = std::exchange(error_, nullptr);
@@ -79,7 +92,8 @@ class TaskGroup {
       const std::int64_t start = traced ? worker.trace_clock() : 0;
       try {
         WaitScope::Inside inside(&group->scope_);
-        job->fn();
+        // relaxed: a hint; a job that misses it runs its callable as usual.
+        if (!group->abandoned_.load(std::memory_order_relaxed)) job->fn();
       } catch (...) {
         group->capture(std::current_exception());
       }
@@ -110,6 +124,7 @@ class TaskGroup {
       "(it would wait forever); run() more work into the group and wait outside it"};
   std::atomic<std::int64_t> pending_{0};
   std::atomic<bool> has_error_{false};
+  std::atomic<bool> abandoned_{false};  // see the file's comment
   std::exception_ptr error_;
 };
 
