@@ -13,12 +13,11 @@
 // cannot foresee a disk that fills up later (/dev/full passes), which is
 // why write_file() checks the stream again after close.
 //
-// A regular file is never written in place: ReplacingFile has the writer fill
-// a temporary file beside it and renames that over it only once the whole
-// file is written and closed, so an interrupted or failed write leaves the
-// previous file as it was (and at worst a hidden ".NAME.XXXXXX" beside it).
-// Other paths (a device such as /dev/null, a pipe), and files in a folder
-// that takes no new file, are written directly.
+// A regular file is never written in place: write_file() goes through
+// ReplacingFile (weft/runtime/replacing_file.hpp), which fills a temporary
+// file beside it and renames that over it once the whole file is written
+// and closed, so an interrupted or failed write leaves the previous file as
+// it was.
 #pragma once
 
 #include <fcntl.h>
@@ -35,6 +34,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <weft/runtime/replacing_file.hpp>
 
 namespace weft::examples {
 
@@ -86,64 +87,22 @@ inline void check_all_writable(const std::vector<std::string>& paths) {
   if (!failures.empty()) throw OutputError(failures);
 }
 
-// The file a writer fills in place of `path`: a temporary beside it, renamed
-// over it by commit(); removed unless committed.
+// weft::ReplacingFile (a temporary beside `path`, renamed over it by
+// commit()), with a failed commit reported as an OutputError.
 //
 //   weft::examples::ReplacingFile file(path);
 //   std::ofstream out(file.write_path(), std::ios::binary);  // write, close, check
 //   file.commit();                                           // path now holds it
-class ReplacingFile {
+class ReplacingFile : public weft::ReplacingFile {
  public:
-  explicit ReplacingFile(std::string path) : path_(std::move(path)), write_path_(path_) {
-    std::error_code ec;
-    const std::filesystem::path target = std::filesystem::weakly_canonical(path_, ec);
-    const std::filesystem::file_status status = std::filesystem::status(target, ec);
-    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-      return;                                              // a device, a pipe
-    target_ = ec ? std::filesystem::path(path_) : target;  // a symbolic link: replace what it names
-    std::string pattern = (target_.parent_path() / ("." + target_.filename().string() + ".XXXXXX")).string();
-    errno = 0;
-    const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-    if (fd < 0) return;  // a folder we may not add to (the file itself may still be writable): in place
-    // mkostemp makes the file private (0600); give it the mode the file has,
-    // or the one a new file would get.
-    mode_t mode = 0;
-    struct stat info {};
-    if (std::filesystem::exists(status) && ::stat(target_.c_str(), &info) == 0) {
-      mode = info.st_mode & 07777;
-    } else {
-      const mode_t mask = ::umask(0);
-      ::umask(mask);
-      mode = 0666 & ~mask;
-    }
-    ::fchmod(fd, mode);
-    ::close(fd);
-    write_path_ = temporary_ = pattern;
-  }
-  ReplacingFile(const ReplacingFile&) = delete;
-  ReplacingFile& operator=(const ReplacingFile&) = delete;
-  ~ReplacingFile() {
-    if (!temporary_.empty()) ::unlink(temporary_.c_str());
-  }
-
-  // Where to write now: the temporary, or `path` itself when it is no regular file.
-  const std::string& write_path() const noexcept { return write_path_; }
-
-  // Puts the written file in place of `path` (call after a successful close).
+  using weft::ReplacingFile::ReplacingFile;
   void commit() {
-    if (temporary_.empty()) return;
-    errno = 0;
-    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
-      throw OutputError(detail::output_failure("cannot replace", path_, errno));
+    try {
+      weft::ReplacingFile::commit();
+    } catch (const std::runtime_error& e) {
+      throw OutputError(e.what());
     }
-    temporary_.clear();
   }
-
- private:
-  std::string path_;
-  std::filesystem::path target_;
-  std::string write_path_;
-  std::string temporary_;  // empty: writing in place, or committed
 };
 
 // Writes `text` to `path` (replacing it whole, see ReplacingFile) and checks

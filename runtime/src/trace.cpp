@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/runtime/executor.hpp>
+#include <weft/runtime/replacing_file.hpp>
 #include <weft/runtime/trace.hpp>
 #include <weft/runtime/utf8.hpp>
 
@@ -370,7 +371,8 @@ class TraceFile {
 }  // namespace detail
 
 void Tracer::write_chrome_json(const std::string& path, const std::vector<Domain>& worker_domains) const {
-  std::FILE* f = std::fopen(path.c_str(), "w");
+  ReplacingFile replacing(path);  // an interrupted write leaves the previous trace
+  std::FILE* f = std::fopen(replacing.write_path().c_str(), "w");
   if (f == nullptr) throw std::runtime_error("trace: cannot write '" + path + "'");
   try {
     detail::TraceFile(*this, f).write(worker_domains);
@@ -380,6 +382,7 @@ void Tracer::write_chrome_json(const std::string& path, const std::vector<Domain
   }
   const bool ok = std::ferror(f) == 0;
   if (std::fclose(f) != 0 || !ok) throw std::runtime_error("trace: error while writing '" + path + "'");
+  replacing.commit();
 }
 
 }  // namespace weft

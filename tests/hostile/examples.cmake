@@ -196,6 +196,8 @@ weft_interrupted_output_case(euler2d_keeps_the_previous_vtk_file_when_cut_off PR
   FILE state.vti ARGS ${tiny} --png /dev/null --vtk state.vti)
 weft_interrupted_output_case(euler2d_keeps_the_previous_png_when_cut_off PROGRAM euler2d
   FILE d.png ARGS --size 64x32 --steps 2 --quiet --png d.png)
+weft_interrupted_output_case(euler2d_keeps_the_previous_trace_when_cut_off PROGRAM euler2d
+  FILE t.json ARGS --size 64x32 --steps 2 --quiet --png "" --trace t.json)
 # Fields beyond memory (5 TB): refused before the run, exit 2.
 weft_hostile_case(euler2d_refuses_fields_beyond_memory PROGRAM euler2d EXIT 2 NO_FILES
   EXPECT "euler2d: the run needs about [0-9.]+ GiB for the fields of 400000x200000 cells.*this machine has"

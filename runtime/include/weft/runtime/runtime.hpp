@@ -15,6 +15,7 @@
 #include <weft/runtime/future.hpp>
 #include <weft/runtime/job.hpp>
 #include <weft/runtime/promise.hpp>
+#include <weft/runtime/replacing_file.hpp>
 #include <weft/runtime/task.hpp>
 #include <weft/runtime/task_group.hpp>
 #include <weft/runtime/task_scheduler.hpp>
