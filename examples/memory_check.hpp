@@ -52,9 +52,16 @@ inline std::optional<double> usable_memory_bytes() {
   return usable;
 }
 
+// "23.5 GiB", "146 MiB" or "216 KiB".
 inline std::string gibibytes(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  char text[48];
+  if (bytes >= 1024.0 * 1024.0 * 1024.0) {
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  } else if (bytes >= 1024.0 * 1024.0) {
+    std::snprintf(text, sizeof text, "%.0f MiB", bytes / (1024.0 * 1024.0));
+  } else {
+    std::snprintf(text, sizeof text, "%.0f KiB", bytes / 1024.0);
+  }
   return text;
 }
 

@@ -5,6 +5,7 @@
 // closes, which made loading quadratic).
 #include <weft/graph/json_document.hpp>
 
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,9 +20,26 @@ std::string_view without_json_tag(std::string_view message) noexcept {
   return end == std::string_view::npos ? message : message.substr(end + 2);
 }
 
-namespace {
-
 using json = nlohmann::json;
+
+void release_json_document(json& doc) noexcept {
+  if (doc.is_array()) {
+    json::array_t& items = doc.get_ref<json::array_t&>();
+    while (!items.empty()) {
+      release_json_document(items.back());
+      items.pop_back();
+    }
+  } else if (doc.is_object()) {
+    json::object_t& members = doc.get_ref<json::object_t&>();
+    for (auto it = members.begin(); it != members.end();) {
+      release_json_document(it->second);
+      it = members.erase(it);
+    }
+  }
+  doc = nullptr;  // an empty container's teardown reserves nothing
+}
+
+namespace {
 
 class DocumentBuilder {
  public:
@@ -56,6 +74,8 @@ class DocumentBuilder {
   }
 
   json take_root() { return std::move(root_); }
+  // What was built so far, emptied without allocating (memory ran out).
+  void release() noexcept { release_json_document(root_); }
   const std::string& error() const noexcept { return error_; }
 
  private:
@@ -128,9 +148,14 @@ class DocumentBuilder {
 
 json parse_json_document(std::string_view text, std::string_view what, int max_depth) {
   DocumentBuilder builder(what, max_depth);
-  if (!json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, /*strict=*/true)) {
-    throw std::invalid_argument(builder.error());
+  bool parsed = false;
+  try {
+    parsed = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, /*strict=*/true);
+  } catch (const std::bad_alloc&) {
+    builder.release();
+    throw;
   }
+  if (!parsed) throw std::invalid_argument(builder.error());
   return builder.take_root();
 }
 

@@ -4,6 +4,8 @@
 // process the kernel kills).
 #include "tool.hpp"
 
+#include "memory_check.hpp"  // examples/: what this process may use
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <iostream>
 #include <istream>
 #include <new>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -21,6 +24,7 @@ namespace weft::tool {
 namespace {
 
 std::uint64_t max_input_bytes = kDefaultMaxInputBytes;
+std::uint64_t max_memory_bytes = 0;  // 0: the memory this process may use
 
 std::string too_large(const std::string& name, const std::string& how_large) {
   return name + ": larger than the input limit of " + std::to_string(max_input_bytes) + " bytes (" +
@@ -61,6 +65,31 @@ void add_max_bytes_option(CLI::App& command) {
       ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false))
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command
+      .add_option("--max-memory", max_memory_bytes,
+                  "the most memory loading one input may take (suffixes k, m, g: powers of 1024; default: "
+                  "this machine's memory, or its control group's or ulimit -v's limit); an input that "
+                  "may need more (" +
+                      std::to_string(kLoadBytesPerInputByte) + " bytes a byte) is refused before loading")
+      ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false))
+      ->check(CLI::PositiveNumber);
+}
+
+void check_load_memory(const std::string& path, const char* what, std::uint64_t bytes) {
+  double allowed = static_cast<double>(max_memory_bytes);
+  if (max_memory_bytes == 0) {
+    const std::optional<double> usable = weft::examples::usable_memory_bytes();
+    if (!usable) return;
+    allowed = *usable;
+  }
+  const double needed = static_cast<double>(bytes) * static_cast<double>(kLoadBytesPerInputByte);
+  if (needed <= allowed) return;
+  throw InputError(display_name(path) + ": loading a " + what + " of " + std::to_string(bytes) +
+                   " bytes may take up to " + weft::examples::gibibytes(needed) + " of memory (" +
+                   std::to_string(kLoadBytesPerInputByte) + " bytes a byte), more than the " +
+                   weft::examples::gibibytes(allowed) +
+                   (max_memory_bytes == 0 ? " this process may use" : " of --max-memory") +
+                   "; --max-memory raises the limit");
 }
 
 std::string display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }

@@ -189,7 +189,11 @@ nlohmann::json parse_trace_document(std::string_view text) {
   return parse_json_document(text, "trace JSON", kMaxDepth);
 }
 
-Trace parse_trace(std::string_view text) { return read_trace(parse_trace_document(text)); }
+Trace parse_trace(std::string_view text) {
+  nlohmann::json doc = parse_trace_document(text);
+  const JsonDocumentRelease release(doc);  // running out of memory below: bad_alloc, not an abort
+  return read_trace(doc);
+}
 
 nlohmann::json& trace_events(nlohmann::json& document) {
   return document.is_object() ? document.at("traceEvents") : document;
