@@ -333,7 +333,7 @@ Graph Graph::from_json(const nlohmann::json& doc) { return detail::GraphJsonRead
 Graph Graph::from_json_text(std::string_view text) {
   // Depth is refused before the parser goes deep; a repeated key is an error.
   nlohmann::json doc = parse_json_document(text, "graph JSON", kMaxDepth);
-  const JsonDocumentRelease release(doc);  // running out of memory below: bad_alloc, not an abort
+  const JsonDocumentRelease emptied_at_exit(doc);  // running out of memory below: bad_alloc, not an abort
   return from_json(doc);
 }
 

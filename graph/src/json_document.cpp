@@ -75,7 +75,7 @@ class DocumentBuilder {
 
   json take_root() { return std::move(root_); }
   // What was built so far, emptied without allocating (memory ran out).
-  void release() noexcept { release_json_document(root_); }
+  void empty_without_allocating() noexcept { release_json_document(root_); }
   const std::string& error() const noexcept { return error_; }
 
  private:
@@ -152,7 +152,7 @@ json parse_json_document(std::string_view text, std::string_view what, int max_d
   try {
     parsed = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, /*strict=*/true);
   } catch (const std::bad_alloc&) {
-    builder.release();
+    builder.empty_without_allocating();
     throw;
   }
   if (!parsed) throw std::invalid_argument(builder.error());

@@ -27,8 +27,8 @@ std::string dumped(const nlohmann::json& value) {
 
 void TraceMerge::add(const std::string& name, std::string_view text) {
   nlohmann::json doc = parse_trace_document(text);
-  const JsonDocumentRelease release(doc);  // running out of memory below: bad_alloc, not an abort
-  const Trace trace = read_trace(doc);     // checks every event
+  const JsonDocumentRelease emptied_at_exit(doc);  // running out of memory below: bad_alloc, not an abort
+  const Trace trace = read_trace(doc);             // checks every event
   const std::int64_t pid = trace.rank >= 0 ? trace.rank : static_cast<std::int64_t>(processes_.size());
   for (const Process& p : processes_) {
     if (p.pid == pid) {

@@ -191,7 +191,7 @@ nlohmann::json parse_trace_document(std::string_view text) {
 
 Trace parse_trace(std::string_view text) {
   nlohmann::json doc = parse_trace_document(text);
-  const JsonDocumentRelease release(doc);  // running out of memory below: bad_alloc, not an abort
+  const JsonDocumentRelease emptied_at_exit(doc);  // running out of memory below: bad_alloc, not an abort
   return read_trace(doc);
 }
 
