@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace weft {
 namespace detail {
@@ -22,6 +23,9 @@ struct FailureLog {
   std::unordered_map<TaskHeader*, std::uint64_t> unobserved;  // each entry holds a reference
   std::uint64_t failures = 0;                                 // recorded so far: the next one's order
   std::exception_ptr unrecorded;  // the first failure there was no memory to record
+  // Failures whose every future was dropped: the error and its order, the
+  // task's block already back in the pool.
+  std::vector<std::pair<std::uint64_t, std::exception_ptr>> orphaned;
 };
 
 namespace {
@@ -90,14 +94,15 @@ SchedulerCore::~SchedulerCore() {
   }
   // Failures that neither a get() nor a wait() reported: said, not lost in silence.
   FailureLog& log = *failures_;
-  if (!log.unobserved.empty() || log.unrecorded) {
+  if (!log.unobserved.empty() || !log.orphaned.empty() || log.unrecorded) {
     std::fprintf(stderr,
                  "weft: TaskScheduler destroyed with %zu task failures that no get() or wait(scheduler) "
                  "reported\n",
-                 log.unobserved.size() + (log.unrecorded ? 1 : 0));
+                 log.unobserved.size() + log.orphaned.size() + (log.unrecorded ? 1 : 0));
   }
-  for (const auto& [task, order] : log.unobserved) release(task);
-  log.unobserved.clear();
+  // Taken out first: a release can come back to the log (keep_only_the_error).
+  const auto kept = std::exchange(log.unobserved, {});
+  for (const auto& [task, order] : kept) release(task);
   flush_caches();
 }
 
@@ -555,7 +560,9 @@ void SchedulerCore::dependence_done_elsewhere(TaskHeader* waiter, const std::exc
 // failure is recorded before its task is published complete, and get()
 // only rethrows an error it saw published, so an observation always finds
 // the entry it erases; an entry is erased at most once, by the first get()
-// or by wait(). A kept failure holds its task's block until then.
+// or by wait(). A kept failure holds its task's block until then, or until
+// the log's reference is the last (every future dropped: nothing can observe
+// it any more), when keep_only_the_error() keeps the error alone.
 
 void SchedulerCore::record_failure(TaskHeader* task) noexcept {
   FailureLog& log = *failures_;
@@ -584,13 +591,38 @@ void SchedulerCore::observe(const TaskHeader& task) noexcept {
   release(held);  // not the last reference: the caller's future holds one
 }
 
+void SchedulerCore::keep_only_the_error(TaskHeader* task) noexcept {
+  {
+    FailureLog& log = *failures_;
+    const std::lock_guard<std::mutex> lock(log.mutex);
+    const auto entry = log.unobserved.find(task);
+    // Not there: observed, or taken by wait(). Held elsewhere too: a future
+    // (or a dependent) may still observe it. The pointer is compared only
+    // until the entry proves the task alive (it holds a reference).
+    if (entry == log.unobserved.end() || task->refs.load(std::memory_order_acquire) != 1) return;
+    try {
+      log.orphaned.emplace_back(entry->second, task->error);
+    } catch (const std::bad_alloc&) {
+      return;  // no memory to keep the error apart: the task keeps its block instead
+    }
+    log.unobserved.erase(entry);
+  }
+  release(task);  // the last reference: the block goes back to the pool
+}
+
+void release_if_only_the_failure_is_kept(SchedulerCore* core, TaskHeader* task) noexcept {
+  core->keep_only_the_error(task);
+}
+
 void SchedulerCore::rethrow_unobserved() {
   std::unordered_map<TaskHeader*, std::uint64_t> kept;
+  std::vector<std::pair<std::uint64_t, std::exception_ptr>> orphaned;
   std::exception_ptr first;
   {
     FailureLog& log = *failures_;
     const std::lock_guard<std::mutex> lock(log.mutex);
     kept.swap(log.unobserved);
+    orphaned.swap(log.orphaned);
     first = std::exchange(log.unrecorded, nullptr);
   }
   std::uint64_t first_order = std::numeric_limits<std::uint64_t>::max();
@@ -598,6 +630,12 @@ void SchedulerCore::rethrow_unobserved() {
     if (order < first_order) {
       first_order = order;
       first = task->error;
+    }
+  }
+  for (const auto& [order, error] : orphaned) {
+    if (order < first_order) {
+      first_order = order;
+      first = error;
     }
   }
   for (const auto& [task, order] : kept) release(task);

@@ -305,6 +305,41 @@ TEST_CASE("TaskScheduler.tasks_wait_for_tasks_of_another_scheduler.2threads") {
   CHECK(consumer_pool.get_usage_statistics().consumed_blocks == 0);
 }
 
+TEST_CASE(
+    "TaskScheduler.failed_tasks_whose_futures_were_dropped_give_their_blocks_back_before_the_wait.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  sched.track_memory(true);
+  constexpr int kFailures = 2000;
+  for (int i = 0; i < kFailures; ++i) {
+    weft::Future<> failed =
+        weft::host_spawn(weft::TaskSingle(sched), Thrower{i == 0 ? "the first failure" : "later"});
+    REQUIRE_FALSE(failed.is_null());
+    failed.wait();  // then dropped: no get() can observe this failure any more
+  }
+  // Every block held a failed task until wait(sched) before: 2000 of them.
+  CHECK(sched.live_blocks() <= 2);
+  // The failures are still reported, the first first.
+  CHECK_THROWS_WITH_AS(weft::wait(sched), "the first failure", std::runtime_error);
+  CHECK_NOTHROW(weft::wait(sched));  // reported once
+  CHECK(sched.live_blocks() == 0);
+  CHECK(pool.get_usage_statistics().consumed_blocks == 0);
+}
+
+TEST_CASE("TaskScheduler.a_dropped_failure_with_a_future_left_stays_observable.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  Pool pool(weft::HostSpace{}, 1u << 20);
+  weft::TaskScheduler sched(executor, pool);
+  weft::Future<> kept = weft::host_spawn(weft::TaskSingle(sched), Thrower{"observed through the copy"});
+  {
+    const weft::Future<> copy = kept;  // dropped: one future is left
+    copy.wait();
+  }
+  CHECK_THROWS_WITH_AS(kept.get(), "observed through the copy", std::runtime_error);
+  CHECK_NOTHROW(weft::wait(sched));  // get() observed it: nothing left to report
+}
+
 TEST_CASE("TaskScheduler.future_semantics") {
   weft::Executor executor(weft::test::cpu_only(1));
   Pool pool(weft::HostSpace{}, 1u << 20);

@@ -55,7 +55,8 @@
 //     dropped is (unlike Taskflow, which drops it). Each failed task counts
 //     on its own: get() on a task spawned after a failed one observes that
 //     task's failure, not its dependence's, and get() on a when-all observes
-//     none. A failed task keeps its block until observed or wait() returns;
+//     none. A failed task keeps its block while a future or dependent can
+//     still observe it; after that only its error is kept for wait();
 //   - respawn() outside the task's own operator(), or twice in one call,
 //     throws std::logic_error (which fails that task); so does wait() from
 //     inside a task of the same scheduler, and spawning GPU-domain work on an

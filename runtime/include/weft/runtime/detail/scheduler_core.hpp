@@ -115,6 +115,9 @@ class SchedulerCore {
   void wait();
   // get() rethrew `task`'s failure: wait() no longer reports it.
   void observe(const TaskHeader& task) noexcept;
+  // If the failure log holds `task`'s last reference (no future can observe
+  // it any more), keeps only its error and frees its block.
+  void keep_only_the_error(TaskHeader* task) noexcept;
 
   // Memory use, for tests and benchmarks: off by default (it costs an atomic
   // update per allocation); high_water counts blocks live at once: blocks

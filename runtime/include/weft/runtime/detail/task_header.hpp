@@ -151,6 +151,11 @@ inline WaitNode* closed_list() noexcept { return reinterpret_cast<WaitNode*>(std
 // Tears down a task whose last reference went; see release().
 void destroy(TaskHeader* task) noexcept;
 
+// `task` failed and one reference is left, perhaps only its scheduler's
+// failure log's (every future dropped): the log then keeps the error alone
+// and the block goes back to the pool (task_scheduler.cpp).
+void release_if_only_the_failure_is_kept(SchedulerCore* core, TaskHeader* task) noexcept;
+
 // Drops `count` references held by the caller; the last frees the block
 // back to its pool (or deletes a promise's state).
 inline void release(TaskHeader* task, std::int32_t count = 1) noexcept {
@@ -158,9 +163,18 @@ inline void release(TaskHeader* task, std::int32_t count = 1) noexcept {
   // one, so no read-modify-write is needed; acq_rel otherwise: the last
   // owner must see every other owner's writes (the result, the error)
   // before tearing the block down.
-  if (task->refs.load(std::memory_order_acquire) == count ||
-      task->refs.fetch_sub(count, std::memory_order_acq_rel) == count) {
+  if (task->refs.load(std::memory_order_acquire) == count) {
     destroy(task);
+    return;
+  }
+  // Read before the decrement, after which another owner may free the
+  // task: whether it failed (final once complete), and where.
+  SchedulerCore* const failed_in = task->is_complete() && task->error ? task->core : nullptr;
+  const std::int32_t before = task->refs.fetch_sub(count, std::memory_order_acq_rel);
+  if (before == count) {
+    destroy(task);
+  } else if (failed_in != nullptr && before == count + 1) [[unlikely]] {
+    release_if_only_the_failure_is_kept(failed_in, task);
   }
 }
 
