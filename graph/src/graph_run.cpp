@@ -47,6 +47,7 @@ struct GraphRun {
   std::shared_ptr<RunQueue> queue;
   std::shared_ptr<Program> program;
   Executor* executor;
+  RunEpoch epoch = RunEpoch::even;  // of the executor run it is, from submission on
   Promise<> promise;
   long passes_left;             // run, run_n
   std::function<bool()> until;  // run_until: stop once it says so (asked before each pass)
@@ -144,6 +145,7 @@ GraphRun* finish(GraphRun& run, std::exception_ptr error) {
   // GPU work queued before a failure may still run: the caller may free its
   // memory once the error reaches it.
   if (error) self->program->synchronize_gpu();
+  const RunEpoch epoch = run.epoch;
   {
     Promise<> promise = std::move(self->promise);
     self.reset();  // the run (and with it its program, if the graph is gone)
@@ -155,7 +157,7 @@ GraphRun* finish(GraphRun& run, std::exception_ptr error) {
       promise.set_value();
     }
   }
-  executor.end_run();  // last: wait_for_all() and ~Executor may return now
+  executor.end_run(epoch);  // last: wait_for_all() and ~Executor may return now
   return next;
 }
 
@@ -211,8 +213,9 @@ void cancel_queued(void* context) noexcept {
   } catch (...) {
     // Only an allocation failure: the promise still completes (broken).
   }
+  const RunEpoch epoch = removed->epoch;
   removed.reset();
-  executor.end_run();
+  executor.end_run(epoch);
 }
 
 }  // namespace
@@ -267,7 +270,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
   run->promise.on_cancel(&detail::cancel_queued,
                          std::make_shared<detail::CancelTarget>(detail::CancelTarget{queue, run}));
   Future<> future = run->promise.get_future();
-  executor.begin_run();  // from here nothing throws
+  run->epoch = executor.begin_run();  // from here nothing throws
   queue->in_flight.fetch_add(1, std::memory_order_relaxed);
   bool start = false;
   {

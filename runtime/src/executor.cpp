@@ -271,7 +271,8 @@ void Executor::write_trace(const std::string& path) {
 }
 
 Executor::~Executor() {
-  wait_for_all();
+  // Every run, those that runs in flight begin meanwhile included.
+  wait_for_no_runs();
   stop_workers();
   if (!trace_path_.empty()) {
     try {
@@ -351,18 +352,36 @@ void Executor::sleep_on_runs(std::uint64_t expected, std::uint64_t sleepers) noe
                      static_cast<detail::WakeKinds>(sleepers));
 }
 
-void Executor::end_run() noexcept {
+RunEpoch Executor::begin_run() noexcept {
+  // One update counts the run in the generation it reads, so a turn of the
+  // generation never splits the two. relaxed: a run begun before a
+  // wait_for_all() precedes its turn in the word's order anyway.
+  std::uint64_t word = run_epochs_.load(std::memory_order_relaxed);
+  while (!run_epochs_.compare_exchange_weak(word, word + (std::uint64_t{1} << epoch_shift(epoch_of(word))),
+                                            std::memory_order_relaxed)) {
+  }
+  runs_.fetch_add(kOneRun, std::memory_order_relaxed);
+  return epoch_of(word);
+}
+
+void Executor::end_run(RunEpoch epoch) noexcept {
   // Wake the generic waiters while the executor is surely whole.
   notify_completion();
+  // The run leaves its generation first. seq_cst: one total order with the
+  // wait_for_all() sleeper's announcement on runs_ below and its check of
+  // this word; it drained a generation that wait_for_all() turned away from.
+  const std::uint64_t epochs =
+      run_epochs_.fetch_sub(std::uint64_t{1} << epoch_shift(epoch), std::memory_order_seq_cst);
+  const bool drained = runs_in_epoch(epochs, epoch) == 1 && epoch_of(epochs) != epoch;
   // Then one update of runs_ does the rest: one run fewer, one more run end
   // counted, and the marks cleared of the sleepers it wakes (those waiting
-  // for any run's end, and, if this run was the last, those waiting for
-  // none to be left). It is the last touch of the executor, which
-  // ~Executor may destroy as soon as it sees it (runs end on threads the
-  // executor does not own, too: a CUDA callback, the MPI progress thread).
-  // The futex wake after it only hands the kernel an address: were the
-  // memory reused, that is at worst a spurious wake-up of whoever sleeps
-  // there, which every futex user must tolerate anyway.
+  // for any run's end, and, if this run was the last or the last of an old
+  // generation, those waiting for none to be left). It is the last touch of
+  // the executor, which ~Executor may destroy as soon as it sees it (runs
+  // end on threads the executor does not own, too: a CUDA callback, the MPI
+  // progress thread). The futex wake after it only hands the kernel an
+  // address: were the memory reused, that is at worst a spurious wake-up of
+  // whoever sleeps there, which every futex user must tolerate anyway.
   const std::uint32_t* const futex =
       detail::futex_word_low_half(runs_);  // taken while the executor is surely whole
   std::uint64_t word = runs_.load(std::memory_order_relaxed);
@@ -370,7 +389,7 @@ void Executor::end_run() noexcept {
   std::uint64_t next = 0;
   do {
     const bool last = runs_in_flight(word) == 1;
-    woken = word & (last ? kRunEndSleepers | kNoRunSleepers : kRunEndSleepers);
+    woken = word & (last || drained ? kRunEndSleepers | kNoRunSleepers : kRunEndSleepers);
     next = (word - kOneRun) & ~(woken | kRunEndCount);
     next |= (word + 1) & kRunEndCount;
     // seq_cst: one total order with the sleepers' announcements: either a
@@ -389,13 +408,21 @@ void Executor::wait_for_all() {
         "running on this executor, which would wait for itself; wait for that work's own future instead");
   }
   // acquire: the runs' effects happen before wait_for_all() returns.
-  const auto idle = [this] { return runs_in_flight(runs_.load(std::memory_order_acquire)) == 0; };
-  if (wait_without_sleeping(idle)) return;
-  while (true) {
-    const std::uint64_t expected = announce_run_sleeper(kNoRunSleepers);
-    if (runs_in_flight(expected) == 0) return;
-    sleep_on_runs(expected, kNoRunSleepers);
-  }
+  if (runs_in_flight(runs_.load(std::memory_order_acquire)) == 0) return;
+  // Turn the generation: runs begun from here on count in the new one, and
+  // the old one only drains. Waiters turn one at a time, so a generation is
+  // never reopened while a waiter still waits for it to drain.
+  std::lock_guard<std::mutex> turn(epoch_turn_);
+  const RunEpoch old = epoch_of(run_epochs_.fetch_xor(kOddEpoch, std::memory_order_seq_cst));
+  // seq_cst: see end_run(); acquire: the runs' effects.
+  auto drained = [&] { return runs_in_epoch(run_epochs_.load(std::memory_order_seq_cst), old) == 0; };
+  sleep_on_runs_until(drained, kNoRunSleepers);
+}
+
+void Executor::wait_for_no_runs() {
+  // acquire: the runs' effects happen before the caller goes on.
+  auto none = [this] { return runs_in_flight(runs_.load(std::memory_order_acquire)) == 0; };
+  sleep_on_runs_until(none, kNoRunSleepers);
 }
 
 bool Executor::run_one(WorkerContext& worker) {

@@ -248,7 +248,7 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
       join_[i].store(in_degree_[i], std::memory_order_relaxed);
   }
   pending_.store(conditions_.empty() ? sinks_ : static_cast<Index>(roots_.size()), std::memory_order_relaxed);
-  executor.begin_run();
+  run_epoch_ = executor.begin_run();
   // Submitting publishes everything above to the workers (the deque's or the
   // inbox's release/acquire).
   executor.submit(&seeds_.front());
@@ -477,16 +477,17 @@ void WorkGraphEngine<Index>::finish(Index owed) {
   Executor& executor = *executor_;  // the engine may be reused or gone once pending hits zero
   const OnDone done = on_done_;
   void* const context = on_done_context_;
+  const RunEpoch epoch = run_epoch_;
   // acq_rel: release publishes this worker's nodes (and error_) to the
   // waiter; acquire chains the other workers' releases into the last one.
   if (pending_.fetch_sub(owed, std::memory_order_acq_rel) != owed) return;
   if (done == nullptr) {
-    executor.end_run();  // a blocking run(): the waiter settles the run
+    executor.end_run(epoch);  // a blocking run(): the waiter settles the run
     return;
   }
   // A started run: settle it here, then hand over (the engine may restart at once).
   std::exception_ptr error = finish_run();
-  executor.end_run();
+  executor.end_run(epoch);
   done(context, std::move(error));
 }
 

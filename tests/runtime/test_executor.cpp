@@ -542,6 +542,52 @@ TEST_CASE("Executor.outside_waiters_see_every_run_end_while_other_runs_begin_and
   executor.wait_for_all();
 }
 
+TEST_CASE("Executor.wait_for_all_returns_while_runs_begun_after_it_keep_others_in_flight.2threads") {
+  // Another thread keeps one task-group run in flight at every instant,
+  // each begun before the one before it ends, so the executor is never idle.
+  // wait_for_all() waits for the runs begun before it, not for a moment with
+  // no run at all, which never comes here.
+  weft::Executor executor(weft::test::cpu_only(2));
+  std::atomic<bool> stop{false};
+  std::atomic<long> submitted{0};  // callables handed to the groups so far
+  std::thread churn([&] {
+    weft::TaskGroup groups[2] = {weft::TaskGroup(executor), weft::TaskGroup(executor)};
+    for (long k = 0; !stop.load(); ++k) {
+      // Callable k holds its group's run open until callable k + 1 is in.
+      groups[k % 2].run([&submitted, &stop, k] {
+        while (submitted.load() < k + 2 && !stop.load()) std::this_thread::yield();
+      });
+      submitted.store(k + 1);
+      groups[(k + 1) % 2].wait();  // callable k - 1's run
+    }
+    groups[0].wait();
+    groups[1].wait();
+  });
+  while (submitted.load() < 20) std::this_thread::yield();
+  weft::TaskGroup before(executor);  // a run begun before the wait, which it must wait for
+  std::atomic<bool> before_done{false};
+  before.run([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    before_done.store(true);
+  });
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    executor.wait_for_all();
+    CHECK(before_done.load());
+    returned.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!returned.load() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const long submitted_at_return = submitted.load();
+  CHECK_MESSAGE(returned.load(), "wait_for_all() was still waiting after 10 s of other runs");
+  stop.store(true);  // also lets a starved wait_for_all() return, so the test ends
+  churn.join();
+  waiter.join();
+  before.wait();
+  MESSAGE("callables submitted around the wait: " << submitted_at_return);
+}
+
 // A job that records when it ran and may push others from its worker.
 struct Recorder : weft::Job {
   std::vector<char>* order;

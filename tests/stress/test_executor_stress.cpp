@@ -116,6 +116,53 @@ TEST_CASE("Executor.stress.a_lone_outside_waiter_is_woken_by_each_end_it_waits_f
   CHECK(ran.load() == rounds);
 }
 
+TEST_CASE("Executor.stress.concurrent_wait_for_all_calls_each_wait_for_the_runs_begun_before_them.2threads") {
+  // Three threads call wait_for_all() at once, each right after starting a
+  // run of its own, while a fourth keeps runs in flight throughout. Each
+  // wait turns the executor's run generation (one at a time) and must see
+  // its own run ended; none may wait for the churn to stop.
+  constexpr int kWaiters = 3;
+  const long rounds = weft::test::scaled(3'000, 10);
+  weft::Executor executor(weft::test::cpu_only(2));
+  std::atomic<long> step{0};
+  std::atomic<bool> stop{false};
+  Watchdog watchdog(step, std::chrono::seconds(weft::test::under_tsan ? 60 : 10),
+                    "concurrent_wait_for_all_calls_each_wait_for_the_runs_begun_before_them");
+  std::thread churn([&] {
+    weft::TaskGroup group(executor);
+    unsigned seed = 3;
+    while (!stop.load()) {
+      for (int k = 0; k < 4; ++k) group.run([s = seed + k]() mutable { spin_randomly(s, 2000); });
+      seed += 4;
+      group.wait();
+    }
+  });
+  std::atomic<long> unfinished_seen{0};
+  std::vector<std::thread> waiters;
+  for (int w = 0; w < kWaiters; ++w) {
+    waiters.emplace_back([&, w] {
+      unsigned seed = 11u + static_cast<unsigned>(w);
+      for (long round = 0; round < rounds; ++round) {
+        weft::TaskGroup own(executor);
+        std::atomic<bool> done{false};
+        own.run([&done, s = seed]() mutable {
+          spin_randomly(s, 1000);
+          done.store(true);
+        });
+        executor.wait_for_all();
+        if (!done.load()) unfinished_seen.fetch_add(1);
+        spin_randomly(seed, 300);
+        step.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : waiters) t.join();
+  stop.store(true);
+  churn.join();
+  CHECK(unfinished_seen.load() == 0);
+  CHECK(step.load() == kWaiters * rounds);
+}
+
 TEST_CASE("Executor.stress.million_tiny_jobs.2threads") {
   weft::Executor executor(weft::test::cpu_only(2));
   const long jobs = weft::test::scaled(1'000'000, 10);

@@ -50,6 +50,10 @@ class Executor;
 // stack (about 16,000 deep on an 8 MiB stack; docs/waiting.md).
 inline constexpr int kMaxNestedWaits = 1000;
 
+// The generation a run began in (Executor::begin_run()): wait_for_all()
+// waits for the runs of the generation it closes, not for later ones.
+enum class RunEpoch : std::uint8_t { even = 0, odd = 1 };
+
 // A worker as the jobs it runs see it: where they push follow-up work.
 class WorkerContext {
  public:
@@ -186,13 +190,16 @@ class Executor {
 
   // Runs (task groups, work-graph executions, graph runs from submission
   // on) register here, so that wait_for_all() and the destructor can wait
-  // for them.
-  void begin_run() noexcept { runs_.fetch_add(kOneRun, std::memory_order_relaxed); }
-  void end_run() noexcept;
+  // for them. begin_run() answers the generation the run began in, which
+  // its end_run() hands back.
+  RunEpoch begin_run() noexcept;
+  void end_run(RunEpoch epoch) noexcept;
   // Returns once every run begun before it has ended: graph runs submitted
-  // before it, queued ones included, and task groups' callables. From
-  // inside a job running on this executor it would wait for itself, and
-  // throws std::logic_error instead.
+  // before it, queued ones included, and task groups' callables (a task
+  // group is one run from its first pending callable until none is left).
+  // Runs begun meanwhile, on other threads, do not hold it up. From inside
+  // a job running on this executor it would wait for itself, and throws
+  // std::logic_error instead.
   void wait_for_all();
 
   int worker_count() const noexcept { return static_cast<int>(workers_.size()); }
@@ -285,9 +292,9 @@ class Executor {
 
   // runs_: the runs in flight (bits 32-63) and, in the futex word of its low
   // half, a count of run ends (bits 0-29) and whether some thread sleeps
-  // until a run ends (bit 30) or until none is left (bit 31). One word, so
-  // that end_run() learns whom to wake from its own update, its last touch
-  // of the executor (docs/waiting.md).
+  // until a run ends (bit 30) or until none (or none of an old generation)
+  // is left (bit 31). One word, so that end_run() learns whom to wake from
+  // its own update, its last touch of the executor (docs/waiting.md).
   static constexpr std::uint64_t kOneRun = std::uint64_t{1} << 32;
   static constexpr std::uint64_t kRunEndSleepers = std::uint64_t{1} << 30;
   static constexpr std::uint64_t kNoRunSleepers = std::uint64_t{1} << 31;
@@ -302,6 +309,26 @@ class Executor {
   // Sleeps on runs_ while its low half is what `expected` holds, until an
   // end_run() wakes the kind of sleeper given (the caller's mark).
   void sleep_on_runs(std::uint64_t expected, std::uint64_t sleepers) noexcept;
+  // Sleeps as `sleepers` (kRunEndSleepers: done() may turn true at any
+  // run's end; kNoRunSleepers: only at the end of the last run of all or of
+  // its generation) until done().
+  template <class Pred>
+  void sleep_on_runs_until(Pred& done, std::uint64_t sleepers);
+  void wait_for_no_runs();
+
+  // run_epochs_: the current generation (bit 63: odd) and the runs in
+  // flight that began in each, even (bits 0-30) and odd (bits 32-62).
+  // wait_for_all() turns the generation over and waits for the old one to
+  // drain, so runs begun after it never hold it up (docs/waiting.md).
+  static constexpr std::uint64_t kOddEpoch = std::uint64_t{1} << 63;
+  static constexpr std::uint64_t kEpochCount = (std::uint64_t{1} << 31) - 1;
+  static constexpr RunEpoch epoch_of(std::uint64_t word) noexcept {
+    return (word & kOddEpoch) != 0 ? RunEpoch::odd : RunEpoch::even;
+  }
+  static constexpr int epoch_shift(RunEpoch epoch) noexcept { return epoch == RunEpoch::odd ? 32 : 0; }
+  static constexpr std::uint64_t runs_in_epoch(std::uint64_t word, RunEpoch epoch) noexcept {
+    return (word >> epoch_shift(epoch)) & kEpochCount;
+  }
 
   void worker_main(WorkerContext& worker);
   Job* find_job(WorkerContext& worker);
@@ -321,8 +348,10 @@ class Executor {
   EventCount gpu_sleep_;  // GPU-priority workers sleep here
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<std::uint64_t> runs_{0};
+  std::atomic<std::uint64_t> run_epochs_{0};  // beside runs_: begin_run() and end_run() touch both
   alignas(64) std::atomic<std::uint32_t> completions_{0};
   std::atomic<std::uint32_t> external_waiters_{0};
+  std::mutex epoch_turn_;  // one wait_for_all() turns the generation at a time
 
   // Observers: the published list (null: none), and every list published,
   // which jobs may still be reading (see attach()). Every job reads the
@@ -482,15 +511,20 @@ void Executor::wait_until(Pred done) {
 }
 
 template <class Pred>
-void Executor::wait_until_run_ends(Pred done) {
+void Executor::sleep_on_runs_until(Pred& done, std::uint64_t sleepers) {
   if (wait_without_sleeping(done)) return;
   while (true) {
     // Announce first, then check: a run that ends after the check either
     // sees the mark and wakes us, or changes the word we sleep on.
-    const std::uint64_t expected = announce_run_sleeper(kRunEndSleepers);
+    const std::uint64_t expected = announce_run_sleeper(sleepers);
     if (done()) return;
-    sleep_on_runs(expected, kRunEndSleepers);
+    sleep_on_runs(expected, sleepers);
   }
+}
+
+template <class Pred>
+void Executor::wait_until_run_ends(Pred done) {
+  sleep_on_runs_until(done, kRunEndSleepers);
 }
 
 }  // namespace weft

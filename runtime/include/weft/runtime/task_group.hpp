@@ -40,7 +40,7 @@ class TaskGroup {
 
   // Waits for outstanding callables; an exception not collected by wait() is dropped.
   ~TaskGroup() {
-    executor_.wait_until_run_ends([this] { return pending_.load(std::memory_order_acquire) == 0; });
+    executor_.wait_until_run_ends([this] { return pending() == 0; });
   }
 
   template <class F>
@@ -53,8 +53,14 @@ class TaskGroup {
     }
     auto* job = new CallableJob<Fn>(std::forward<F>(fn), *this);
     // relaxed: the job's submission below publishes it; only the 0 -> 1 step
-    // needs to tell the executor a run began.
-    if (pending_.fetch_add(1, std::memory_order_relaxed) == 0) executor_.begin_run();
+    // needs to tell the executor a run began, and keeps the run's generation
+    // in pending_ for the finish_one() that ends it (which comes after this
+    // job's own, so after the update below).
+    const std::int64_t before = pending_.fetch_add(1, std::memory_order_relaxed);
+    if ((before & kCountMask) == 0) {
+      const bool odd = executor_.begin_run() == RunEpoch::odd;
+      if (odd != ((before & kOddEpoch) != 0)) pending_.fetch_xor(kOddEpoch, std::memory_order_relaxed);
+    }
     try {
       executor_.submit(job, domain);
     } catch (...) {
@@ -70,7 +76,7 @@ class TaskGroup {
       abandoned_.store(true, std::memory_order_relaxed);
       WorkerContext::refuse_nested_wait("TaskGroup::wait");
     }
-    executor_.wait_until_run_ends([this] { return pending_.load(std::memory_order_acquire) == 0; });
+    executor_.wait_until_run_ends([this] { return pending() == 0; });
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error = std::exchange(error_, nullptr);
       has_error_.store(false, std::memory_order_relaxed);
@@ -78,7 +84,8 @@ class TaskGroup {
     }
   }
 
-  std::int64_t pending() const noexcept { return pending_.load(std::memory_order_relaxed); }
+  // acquire: a caller that sees 0 sees the callables' effects.
+  std::int64_t pending() const noexcept { return pending_.load(std::memory_order_acquire) & kCountMask; }
 
  private:
   template <class Fn>
@@ -115,8 +122,16 @@ class TaskGroup {
     Executor& executor = executor_;  // `this` may be gone once pending_ hits zero
     // acq_rel: release publishes this job's effects to the waiter's acquire
     // load of pending_; acquire orders earlier jobs' effects before ours.
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) executor.end_run();
+    const std::int64_t before = pending_.fetch_sub(1, std::memory_order_acq_rel);
+    if ((before & kCountMask) == 1)
+      executor.end_run((before & kOddEpoch) != 0 ? RunEpoch::odd : RunEpoch::even);
   }
+
+  // pending_: the callables not yet finished, and the generation of the
+  // executor run they make up (the run begins at the first and ends with
+  // the last; Executor::begin_run()).
+  static constexpr std::int64_t kOddEpoch = std::int64_t{1} << 62;
+  static constexpr std::int64_t kCountMask = kOddEpoch - 1;
 
   Executor& executor_;
   WaitScope scope_{

@@ -116,7 +116,7 @@ class ChunkedRun {
     // Observed: helpers inside a graph node are named after it (trace.hpp).
     if (executor.observers() != nullptr) trace_name = loop_trace_name(trace_name);
     auto* state = new ChunkedRun(executor, chunks, helpers, trace_name, run_chunk, body);
-    executor.begin_run();  // ended by the last release(), so ~Executor waits for late helpers
+    state->epoch_ = executor.begin_run();  // ended by the last release(), so ~Executor waits for late helpers
     int submitted = 0;
     try {
       for (HelperJob& job : state->helpers_) {
@@ -208,12 +208,14 @@ class ChunkedRun {
     // before the delete; each user's release publishes its own.
     if (references_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       Executor& executor = executor_;
+      const RunEpoch epoch = epoch_;
       delete this;
-      executor.end_run();
+      executor.end_run(epoch);
     }
   }
 
   Executor& executor_;
+  RunEpoch epoch_ = RunEpoch::even;  // the executor run's generation, for its end_run()
   const RunChunk run_chunk_;
   const void* const body_;
   const std::uint64_t chunk_count_;

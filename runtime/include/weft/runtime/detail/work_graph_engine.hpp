@@ -201,6 +201,7 @@ class WorkGraphEngine {
   std::int64_t run_ = -1;
   std::int64_t runs_begun_ = 0;
   const void* graph_ = this;
+  RunEpoch run_epoch_ = RunEpoch::even;  // the executor run's generation, for its end_run()
   // Without condition nodes: sinks not yet done. With them: nodes in
   // flight (ready, running, or deferred and not complete), as nodes may run
   // several times or not at all.
