@@ -31,7 +31,11 @@ struct RunQueue : RunQueueHeader {
   // graph (which cannot end before the node does) throws instead of hanging.
   WaitScope scope{
       "Future::wait: a node waits for a run of its own graph, which cannot start or end before that node "
-      "returns (it would wait forever); make the work a subgraph, or wait for it outside the graph"};
+      "returns (it would wait forever); make the work a subgraph, or wait for it outside the graph",
+      "Future::wait: a wait cycle between graphs: a node of the awaited graph runs further down this "
+      "thread's stack (it waited for another graph's run, and this node ran meanwhile), so the awaited "
+      "run cannot end before this wait returns (it would wait forever); break the cycle (graph A's node "
+      "waits for graph B, whose node waits for A), or wait for the runs outside the graphs"};
 };
 
 struct GraphRun {

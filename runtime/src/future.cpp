@@ -32,7 +32,7 @@ void wait_for(const TaskHeader& task) {
   if (is_promise) {
     const auto& promise = static_cast<const PromiseHeader&>(task);
     if (promise.scope != nullptr && promise.scope->entered())
-      throw std::logic_error(promise.scope->self_wait_message());
+      throw std::logic_error(promise.scope->refusal());
   } else {
     if (task.core == nullptr) throw std::logic_error("Future::wait: the task has no scheduler");
     if (current_task() == &task) throw std::logic_error("Future::wait: a task cannot wait for itself");

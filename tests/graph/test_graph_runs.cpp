@@ -6,6 +6,7 @@
 // Scenarios re-expressed from Taskflow's test_basics (SerialRuns,
 // ParallelRuns, RunAndWait) and test_cancellation.
 #include <weft/graph/graph.hpp>
+#include <weft/runtime/task_group.hpp>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -325,6 +326,36 @@ TEST_CASE("GraphRuns.a_node_waiting_for_its_own_graph_throws_instead_of_hanging.
   outer.emplace([&] { executor.run_n(inner, 3).get(); });
   executor.run(outer).get();
   CHECK(inner_nodes.load() == 30);
+}
+
+TEST_CASE("GraphRuns.a_wait_cycle_between_two_graphs_on_one_worker_throws_naming_the_cycle.1thread") {
+  // a's node waits for a run of b; the only worker runs b's node meanwhile,
+  // on the same stack, and b's node waits for a run of a, which cannot end
+  // before a's node (further down) returns. Neither waits for its own graph.
+  weft::Executor executor(weft::test::cpu_only(1));
+  weft::Graph a;
+  weft::Graph b;
+  weft::Future<> a_again;
+  bool once = true;
+  a.emplace([&] {
+    if (once) executor.run(b).get();
+  });
+  b.emplace([&] {
+    once = false;
+    a_again = executor.run(a);  // queued behind a's run in flight
+    a_again.get();
+  });
+  CHECK_THROWS_WITH_AS(executor.run(a).get(), doctest::Contains("a wait cycle between graphs"),
+                       std::logic_error);
+  CHECK_NOTHROW(a_again.get());  // the queued run of a ran once the first had failed
+
+  // The same through a task group: its callable waits for b, whose node
+  // (run meanwhile on the same stack) waits for the group.
+  weft::TaskGroup group(executor);
+  weft::Graph waits_for_group;
+  waits_for_group.emplace([&] { group.wait(); });
+  group.run([&] { executor.run(waits_for_group).get(); });
+  CHECK_THROWS_WITH_AS(group.wait(), doctest::Contains("TaskGroup::wait: a wait cycle"), std::logic_error);
 }
 
 TEST_CASE("GraphRuns.failed_starts_keep_nothing.1thread") {

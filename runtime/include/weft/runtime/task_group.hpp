@@ -71,7 +71,7 @@ class TaskGroup {
   }
 
   void wait() {
-    if (scope_.entered()) throw std::logic_error(scope_.self_wait_message());
+    if (scope_.entered()) throw std::logic_error(scope_.refusal());
     if (WorkerContext* worker = Executor::current_worker(); worker != nullptr && worker->wait_too_deep()) {
       abandoned_.store(true, std::memory_order_relaxed);
       WorkerContext::refuse_nested_wait("TaskGroup::wait");
@@ -136,7 +136,10 @@ class TaskGroup {
   Executor& executor_;
   WaitScope scope_{
       "TaskGroup::wait: called from a job of the same group, which cannot finish before that job does "
-      "(it would wait forever); run() more work into the group and wait outside it"};
+      "(it would wait forever); run() more work into the group and wait outside it",
+      "TaskGroup::wait: a wait cycle: one of the group's jobs runs further down this thread's stack (it "
+      "waited for other work, and this job ran meanwhile), and the group cannot finish before this wait "
+      "returns (it would wait forever); break the cycle, or wait for the group outside its jobs"};
   std::atomic<std::int64_t> pending_{0};
   std::atomic<bool> has_error_{false};
   std::atomic<bool> abandoned_{false};  // see the file's comment

@@ -8,11 +8,14 @@
 //   weft::WaitScope scope("MyQueue::wait: called from one of its own jobs");
 //   {
 //     weft::WaitScope::Inside inside(&scope);   // this thread runs the scope's work
-//     if (scope.entered()) throw std::logic_error(scope.self_wait_message());
+//     if (scope.entered()) throw std::logic_error(scope.refusal());
 //   }
 //
 // Scopes nest: a job waiting on a worker runs other jobs meanwhile, so a
-// thread may be inside several at once; entered() looks at all of them.
+// thread may be inside several at once; entered() looks at all of them. A
+// scope entered further out than the innermost one is a wait cycle through
+// other work (a node of graph A waits for graph B, and B's node, run on
+// the same stack meanwhile, waits for A), which refusal() names apart.
 // Promise<T> takes a scope (waiting for its future from inside is an
 // error), and WorkGraphPolicy::start puts the threads running its nodes in one.
 #pragma once
@@ -23,14 +26,23 @@ namespace weft {
 
 class WaitScope {
  public:
-  // `self_wait_message`: what a self-wait throws; a string that outlives the scope.
-  explicit WaitScope(const char* self_wait_message) noexcept : message_(self_wait_message) {}
+  // `self_wait_message`: what a self-wait throws; `cycle_message`: what a
+  // wait entered through other scopes throws (null: the same). Strings
+  // that outlive the scope.
+  explicit WaitScope(const char* self_wait_message, const char* cycle_message = nullptr) noexcept
+      : message_(self_wait_message),
+        cycle_message_(cycle_message != nullptr ? cycle_message : self_wait_message) {}
   WaitScope(const WaitScope&) = delete;
   WaitScope& operator=(const WaitScope&) = delete;
 
   // Whether the calling thread is inside this scope (at any depth).
   bool entered() const noexcept;
   const char* self_wait_message() const noexcept { return message_; }
+  // For a thread that entered() it: the self-wait message when this scope
+  // is the innermost one, the cycle message when another is inside it.
+  const char* refusal() const noexcept {
+    return innermost != nullptr && innermost->scope_ == this ? message_ : cycle_message_;
+  }
 
   // Marks the calling thread as inside `scope` (nothing for null) until destroyed.
   class Inside {
@@ -63,6 +75,7 @@ class WaitScope {
   // The calling thread's innermost scope frame (they link outwards).
   WEFT_INITIAL_EXEC_TLS static inline thread_local constinit Inside* innermost = nullptr;
   const char* message_;
+  const char* cycle_message_;
 };
 
 inline bool WaitScope::entered() const noexcept {
