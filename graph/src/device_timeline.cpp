@@ -53,13 +53,15 @@ class Timeline {
 
   static void deliver(DeviceSpan& span) noexcept {
     const int status = span.status;
-    if (status == 0) {
+    // The span lets go of the list before the node may complete (and end
+    // its run), so a detached observer goes with its last run.
+    if (const std::shared_ptr<const ObserverList> observers = std::move(span.observers); status == 0) {
       try {
         DeviceSpanEvent e = span.event;
         e.begin_ns = stream_ops::event_time_ns(span.began, e.device);
         e.end_ns = stream_ops::event_time_ns(span.ended, e.device);
         if (e.end_ns < e.begin_ns) e.end_ns = e.begin_ns;  // each is placed within ~1 us
-        span.observers->device_span(e);
+        observers->device_span(e);
       } catch (const std::exception&) {
         // The device failed since the work was done: no span; the error
         // shows in the next call that uses it.

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 
 #include <weft/backends/cuda_streams.hpp>
 #include <weft/runtime/observer.hpp>
@@ -20,9 +21,9 @@ namespace weft::detail {
 struct DeviceSpan {
   CudaEvent began = nullptr;  // timing events, for the node's lifetime
   CudaEvent ended = nullptr;
-  const ObserverList* observers = nullptr;  // the list its call read (set by each call)
-  DeviceSpanEvent event;                    // all but the times, set once
-  bool completes = false;                   // the node completes once its span is delivered
+  std::shared_ptr<const ObserverList> observers;  // the list its call read, until delivered
+  DeviceSpanEvent event;                          // all but the times, set once
+  bool completes = false;                         // the node completes once its span is delivered
   void (*complete)(void* node, int status) = nullptr;
   void* node = nullptr;
   stream_ops::HostCallback callback{};  // -> post_device_span(this, status)

@@ -61,9 +61,9 @@ DeviceSpan& span_of(GpuNode& g) {
 // only then the event later GPU nodes on other streams wait on, so that
 // their spans, and the completions that may end the run, come after this
 // one. The span completes the node, or the call does if it came first.
-void run_observed(GpuNode& g, const ObserverList* observers) {
+void run_observed(GpuNode& g, std::shared_ptr<const ObserverList> observers) {
   DeviceSpan& span = span_of(g);
-  span.observers = observers;
+  span.observers = std::move(observers);
   span.event.name = g.trace_name.c_str();  // the span arrives after the call: not the worker's copy
   span.call.store(DeviceSpan::kCalling, std::memory_order_relaxed);  // the last span was delivered
   stream_ops::record(span.began, g.stream, g.device);
@@ -89,9 +89,8 @@ void run_node(void* state) {
   for (CudaEvent e : g->waits) stream_ops::wait(g->stream, e, g->device);
   // The list attached now (a GPU node runs on a worker of its run's executor).
   const WorkerContext* worker = Executor::current_worker();
-  const ObserverList* observers = worker != nullptr ? worker->observers() : nullptr;
-  if (observers != nullptr) {
-    run_observed(*g, observers);
+  if (worker != nullptr && worker->observers() != nullptr) {
+    run_observed(*g, worker->share_observers());
     return;
   }
   g->work(GpuStream{g->device, g->stream});

@@ -213,10 +213,10 @@ void Executor::detach(const std::shared_ptr<Observer>& observer) {
 }
 
 bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool attach) {
-  std::lock_guard<std::mutex> lock(observers_mutex_);
-  const ObserverList* now = observers_.load(std::memory_order_relaxed);
+  std::shared_ptr<const ObserverList> old;  // let go of after unlocking: it may destroy observers
+  std::unique_lock<std::mutex> lock(observers_mutex_);
   std::vector<std::shared_ptr<Observer>> next;
-  if (now != nullptr) next = now->observers();
+  if (current_observers_ != nullptr) next = current_observers_->observers();
   const auto found = std::find(next.begin(), next.end(), observer);
   if ((found != next.end()) == attach) return false;
   if (attach) {
@@ -224,20 +224,40 @@ bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool 
   } else {
     next.erase(found);
   }
-  const ObserverList* list = nullptr;
-  if (!next.empty()) {
-    observer_lists_.push_back(std::make_unique<const ObserverList>(std::move(next)));
-    list = observer_lists_.back().get();
-  }
-  // release: pairs with the acquire in observers(). Older lists stay alive:
-  // a job may still be calling one.
-  observers_.store(list, std::memory_order_release);
-  if ((now == nullptr) != (list == nullptr)) count_observed_executor(list != nullptr ? 1 : -1);
+  std::shared_ptr<const ObserverList> list;
+  if (!next.empty()) list = std::make_shared<const ObserverList>(std::move(next));
+  const bool was_observed = current_observers_ != nullptr;
+  // release: pairs with the acquire in observers(). Jobs and runs that read
+  // the old list hold their own share of it (see attach()).
+  observers_.store(list.get(), std::memory_order_release);
+  old = std::exchange(current_observers_, std::move(list));
+  if (was_observed != (current_observers_ != nullptr)) count_observed_executor(was_observed ? -1 : 1);
+  lock.unlock();
   return true;
 }
 
+std::shared_ptr<const ObserverList> Executor::share_observers() const {
+  std::lock_guard<std::mutex> lock(observers_mutex_);
+  return current_observers_;
+}
+
+void WorkerContext::hold_current_observers() const noexcept {
+  std::shared_ptr<const ObserverList> stale = executor_->share_observers();
+  held_observers_.swap(stale);  // the stale one goes here, outside the executor's lock
+}
+
+std::shared_ptr<const ObserverList> WorkerContext::share_observers() const noexcept {
+  observers();
+  return held_observers_;
+}
+
+void WorkerContext::drop_stale_observers() noexcept {
+  // relaxed: a worker only needs to notice a detach eventually.
+  if (held_observers_.get() != executor_->observers_.load(std::memory_order_relaxed)) held_observers_.reset();
+}
+
 void WorkerContext::trace(const char* name, Domain domain, std::int64_t start_ns) const noexcept {
-  const ObserverList* observers = executor_->observers();
+  const ObserverList* observers = this->observers();
   if (observers == nullptr) return;
   NodeEvent event;
   event.time_ns = start_ns;
@@ -533,6 +553,7 @@ void Executor::worker_main(WorkerContext& w) {
   while (true) {
     if (Job* job = find_job(w)) {
       execute(w, job);
+      if (w.held_observers_ != nullptr) w.drop_stale_observers();  // a detached list goes
       idle_rounds = 0;
       ran_since_idle = true;
       continue;
@@ -541,6 +562,7 @@ void Executor::worker_main(WorkerContext& w) {
       // Out of work: whatever external waiters wait for may be done now.
       ran_since_idle = false;
       notify_completion();
+      w.held_observers_.reset();  // nothing to report to while idle
     }
     if (++idle_rounds < kIdleRoundsBeforeSleep) {
       std::this_thread::yield();
@@ -550,6 +572,7 @@ void Executor::worker_main(WorkerContext& w) {
     if (Job* job = find_job(w)) {  // work that arrived while we announced ourselves
       sleep.cancel_wait();
       execute(w, job);
+      if (w.held_observers_ != nullptr) w.drop_stale_observers();
       idle_rounds = 0;
       ran_since_idle = true;
       continue;

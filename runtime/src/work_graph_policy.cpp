@@ -226,11 +226,13 @@ bool WorkGraphEngine<Index>::begin(Executor& executor, const void* functor, Call
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   // One list for the whole run, so that each observer sees all of it or none.
-  run_observers_ = executor.observers();
+  // finish_run() lets go of it, so it is null here.
+  if (executor.observers() != nullptr) run_observers_ = executor.share_observers();
   if (run_observers_ != nullptr && labels_.empty() && labeler_ != nullptr) {
     try {
       labels_ = labeler_(labeler_context_);  // paid once, by the first run anyone observes
     } catch (...) {
+      run_observers_.reset();
       busy_.store(false, std::memory_order_release);
       throw;
     }
@@ -261,7 +263,10 @@ std::exception_ptr WorkGraphEngine<Index>::finish_run() noexcept {
   if (!error && cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
     error = std::make_exception_ptr(Cancelled("the run was cancelled; nodes not yet started were skipped"));
   }
-  if (run_observers_ != nullptr) run_observers_->run_end(run_event());
+  if (run_observers_ != nullptr) {
+    run_observers_->run_end(run_event());
+    run_observers_.reset();  // a detached observer goes with the last run that reads it
+  }
   // release: the next run (possibly on another thread) sees this one's state settled.
   busy_.store(false, std::memory_order_release);
   return error;
@@ -352,7 +357,7 @@ template <class Index>
 template <bool Observed, bool Conditions>
 void WorkGraphEngine<Index>::execute_from(Index node, WorkerContext& worker, Index& owed) {
   const Index* row_map = dag_.row_map.data();
-  const ObserverList* const observers = Observed ? run_observers_ : nullptr;
+  const ObserverList* const observers = Observed ? run_observers_.get() : nullptr;
   while (true) {
     const auto at = static_cast<std::size_t>(node);
     const Domain domain = domains_.empty() ? Domain::Cpu : domains_[at];

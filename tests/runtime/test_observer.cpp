@@ -12,6 +12,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -79,6 +80,31 @@ void check_nesting(const std::vector<Recorder::Entry>& entries, int workers) {
     stack.pop_back();
   }
   for (const auto& stack : open) CHECK(stack.empty());
+}
+
+// Counts its kind alive and the events it got, and holds some state, as a
+// real tool's observer would.
+struct Counted : weft::Observer {
+  static inline std::atomic<int> alive{0};
+  std::atomic<long>* node_ends;
+  std::atomic<long>* run_ends;
+  std::vector<char> state = std::vector<char>(std::size_t{1} << 16);
+  Counted(std::atomic<long>& nodes, std::atomic<long>& runs) : node_ends(&nodes), run_ends(&runs) { ++alive; }
+  ~Counted() override { --alive; }
+  void on_node_end(const weft::NodeEvent&) noexcept override { node_ends->fetch_add(1); }
+  void on_run_end(const weft::RunEvent&) noexcept override { run_ends->fetch_add(1); }
+};
+
+// Whether `done()` turns true within a generous time (workers let go of a
+// list between jobs, so a little after the runs that read it ended).
+template <class Done>
+bool eventually(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 // A diamond: 0 -> {1, 2} -> 3.
@@ -267,6 +293,54 @@ TEST_CASE("Observer.attach_and_detach_between_runs.2threads") {
   CHECK(count(recorder->take(), 'e') == 3);
 }
 
+TEST_CASE("Observer.a_detached_observer_goes_once_no_run_or_job_reads_it.2threads") {
+  // A tool attached for one request at a time: each detached observer must
+  // go, not stay with the executor (200 of them once held 2 GB).
+  weft::Executor executor(weft::test::cpu_only(2));
+  weft::WorkGraphPolicy<int> policy(diamond());
+  std::atomic<long> node_ends{0}, run_ends{0};
+  for (int request = 0; request < 200; ++request) {
+    auto observer = std::make_shared<Counted>(node_ends, run_ends);
+    executor.attach(observer);
+    weft::TaskGroup group(executor);
+    for (int i = 0; i < 4; ++i) group.run([] {});
+    group.wait();
+    weft::parallel_for(executor, policy, [](int) {});
+    executor.detach(observer);
+  }
+  CHECK(node_ends.load() == 200 * (4 + 4));  // each saw its jobs and its run's nodes
+  CHECK(run_ends.load() == 200);
+  CHECK(eventually([] { return Counted::alive.load() == 0; }));
+  executor.attach(std::make_shared<Counted>(node_ends, run_ends));  // an attached one stays
+  weft::parallel_for(executor, policy, [](int) {});
+  CHECK(Counted::alive.load() == 1);
+}
+
+TEST_CASE("Observer.a_run_in_flight_keeps_a_detached_observer_until_it_ends.2threads") {
+  weft::Executor executor(weft::test::cpu_only(2));
+  weft::WorkGraphPolicy<int> policy(diamond());
+  std::atomic<long> node_ends{0}, run_ends{0};
+  auto observer = std::make_shared<Counted>(node_ends, run_ends);
+  executor.attach(observer);
+  std::atomic<bool> in_node{false}, go_on{false};
+  std::thread runner([&] {
+    weft::parallel_for(executor, policy, [&](int node) {
+      if (node != 1) return;
+      in_node.store(true);
+      while (!go_on.load()) std::this_thread::yield();
+    });
+  });
+  while (!in_node.load()) std::this_thread::yield();
+  executor.detach(observer);
+  observer.reset();                   // the user lets go too: only the run holds it now
+  CHECK(Counted::alive.load() == 1);  // it still hears the rest of the run
+  go_on.store(true);
+  runner.join();
+  CHECK(node_ends.load() == 4);
+  CHECK(run_ends.load() == 1);
+  CHECK(eventually([] { return Counted::alive.load() == 0; }));
+}
+
 TEST_CASE("Observer.several_observers_each_see_every_event") {
   weft::Executor executor(weft::test::cpu_only(2));
   auto first = std::make_shared<Recorder>();
@@ -421,6 +495,15 @@ TEST_CASE("Observer.attach_and_detach_while_jobs_run.4threads") {
   for (auto& t : submitters) t.join();
   executor.wait_for_all();
   executor.detach(observers[0]);
+  // Every list they were in was freed (as its last reader let go), or will
+  // be once the workers are between jobs.
+  std::vector<std::weak_ptr<Depth>> gone(observers.begin(), observers.end());
+  const auto all_gone = [&] {
+    for (const auto& o : gone)
+      if (o.use_count() > 1) return false;  // the test's own share is the one left
+    return true;
+  };
+  CHECK(eventually(all_gone));
 
   CHECK(ran.load() > 0);
   long seen = 0;

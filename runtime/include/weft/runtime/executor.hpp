@@ -63,8 +63,13 @@ class WorkerContext {
 
   // The observers attached to this worker's executor (observer.hpp), or
   // null: the one check a job makes while nobody observes. A job reads it
-  // once and sends both its begin and its end to the list it read.
+  // once and sends both its begin and its end to the list it read. The
+  // worker holds that list until its next call here or until it is between
+  // jobs, so use the pointer within the job, before any other call here.
   const ObserverList* observers() const noexcept;
+  // The same list, shared, for work that reports after the job returned (a
+  // GPU node's device span).
+  std::shared_ptr<const ObserverList> share_observers() const noexcept;
   // For jobs that report themselves once they ended (tasks, task-group
   // jobs): is anyone observing, the clock, and one node that began at
   // `start_ns` and ends now (its begin and end events, sent together).
@@ -141,8 +146,13 @@ class WorkerContext {
   int round_robin_cursor_;
   Job* next_job_ = nullptr;          // see run_next()
   const char* node_name_ = nullptr;  // see node_name()
-  int depth_ = 0;                    // jobs running on this thread, one inside another's wait
-  std::atomic<int> core_{-1};        // written by the worker when pinning fails, read by stats()
+  // The list observers() last handed out, held so that the executor may let
+  // it go at any time (see Executor::attach); dropped between jobs once stale.
+  mutable std::shared_ptr<const ObserverList> held_observers_;
+  void hold_current_observers() const noexcept;
+  void drop_stale_observers() noexcept;
+  int depth_ = 0;              // jobs running on this thread, one inside another's wait
+  std::atomic<int> core_{-1};  // written by the worker when pinning fails, read by stats()
   OwnerCounter jobs_run_, steals_, failed_steals_, sleeps_;
   std::thread thread_;
 };
@@ -222,16 +232,23 @@ class Executor {
   // that start after detach() returned; jobs and runs already in flight
   // keep the list they read (and it keeps the observer alive), so once
   // detach() returned, wait for the runs you started (or wait_for_all())
-  // before the observer's own state goes. Lists are kept until the executor
-  // goes (a few dozen bytes per call). Attaching an observer twice, or
-  // detaching one that is not attached, throws std::invalid_argument.
+  // before the observer's own state goes. A list is freed, and with it the
+  // executor's share of its observers, once the runs and jobs that read it
+  // have let go of it: a run as it ends, a worker once it is between jobs.
+  // So a detached observer is destroyed by whichever of them lets go last
+  // (the detaching thread when none uses it), never kept until the executor
+  // goes. Attaching an observer twice, or detaching one that is not
+  // attached, throws std::invalid_argument.
   void attach(std::shared_ptr<Observer> observer);
   void detach(const std::shared_ptr<Observer>& observer);
-  // The list attached now, or null (for job implementations; see WorkerContext).
+  // The list attached now, or null. Only a check: the list may be freed at
+  // any moment once detached; jobs read WorkerContext::observers(), and a
+  // run that reports to one list throughout shares it with share_observers().
   const ObserverList* observers() const noexcept {
     // acquire: pairs with the release in update_observers(), for the list's contents.
     return observers_.load(std::memory_order_acquire);
   }
+  std::shared_ptr<const ObserverList> share_observers() const;
 
   // Execution traces (trace.hpp): the tracer is an observer, attached by
   // start_trace() and detached by stop_trace(). write_trace() stops tracing
@@ -353,12 +370,12 @@ class Executor {
   std::atomic<std::uint32_t> external_waiters_{0};
   std::mutex epoch_turn_;  // one wait_for_all() turns the generation at a time
 
-  // Observers: the published list (null: none), and every list published,
-  // which jobs may still be reading (see attach()). Every job reads the
-  // list: on a line of its own, away from the counters above.
+  // Observers: the published list (null: none), for the check every job
+  // makes, on a line of its own, away from the counters above; and the
+  // executor's share of it, which holders copy under the mutex.
   alignas(64) std::atomic<const ObserverList*> observers_{nullptr};
-  std::mutex observers_mutex_;  // serialises attach and detach
-  std::vector<std::unique_ptr<const ObserverList>> observer_lists_;
+  mutable std::mutex observers_mutex_;  // serialises attach, detach and sharing
+  std::shared_ptr<const ObserverList> current_observers_;
   // Publishes the list with `observer` added (attach) or removed; false,
   // changing nothing, when it already is (or is not) attached.
   bool update_observers(const std::shared_ptr<Observer>& observer, bool attach);
@@ -382,7 +399,11 @@ class Executor {
 
 // ---- inline hot paths -------------------------------------------------------
 
-inline const ObserverList* WorkerContext::observers() const noexcept { return executor_->observers(); }
+inline const ObserverList* WorkerContext::observers() const noexcept {
+  if (executor_->observers() != held_observers_.get()) [[unlikely]]
+    hold_current_observers();
+  return held_observers_.get();
+}
 
 inline void WorkerContext::push(Job* job, Domain domain, TaskPriority priority) {
   const auto p = static_cast<std::size_t>(priority);

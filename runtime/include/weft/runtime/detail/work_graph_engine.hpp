@@ -195,9 +195,9 @@ class WorkGraphEngine {
   std::exception_ptr error_;
   // Observers (in what would be padding before pending_, leaving the
   // offsets of the members above as they were): the list the run read as
-  // it began (null: none), the run's index among this engine's runs, and
+  // it began (null: none), shared until it ends, the run's index among this engine's runs, and
   // the graph's identity.
-  const ObserverList* run_observers_ = nullptr;
+  std::shared_ptr<const ObserverList> run_observers_;  // the run's share, let go of as it ends
   std::int64_t run_ = -1;
   std::int64_t runs_begun_ = 0;
   const void* graph_ = this;
