@@ -44,11 +44,11 @@ weft_hostile_case(heat2d_reports_a_full_standard_output PROGRAM heat2d EXIT 1 ST
 # Fields beyond this machine's memory (44 TB): refused before anything is
 # allocated, saying how much is needed and how much there is.
 weft_hostile_case(heat2d_refuses_fields_beyond_memory PROGRAM heat2d EXIT 2 NO_FILES
-  EXPECT "heat2d: the run needs about [0-9.]+ GiB for two fields of 1000000\\^2 doubles.*this machine has [0-9.]+ GiB.*--ignore-memory-limit"
+  EXPECT "heat2d: the run needs about [0-9.]+ GiB for two fields of 1000000\\^2 doubles.*(this machine has|control group allows it) [0-9.]+ GiB.*--ignore-memory-limit"
   ARGS 1000000 2)
 # Under ulimit -v the limit is what the process may use.
 weft_hostile_case(heat2d_refuses_fields_beyond_its_address_space_limit PROGRAM heat2d EXIT 2 NO_FILES
-  MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "heat2d: the run needs about [0-9.]+ GiB.*this machine has [0-9.]+ GiB"
+  MEMORY_LIMIT_MB ${memory_limit_mb} EXPECT "heat2d: the run needs about [0-9.]+ GiB.*address-space limit \\(ulimit -v\\) is [0-9.]+ [GM]iB"
   ARGS 20000 2)
 # With --ignore-memory-limit the run goes on, and what it cannot have still
 # fails cleanly. Sizes whose cell count wraps around 64 bits: an error
@@ -200,7 +200,7 @@ weft_interrupted_output_case(euler2d_keeps_the_previous_trace_when_cut_off PROGR
   FILE t.json ARGS --size 64x32 --steps 2 --quiet --png "" --trace t.json)
 # Fields beyond memory (5 TB): refused before the run, exit 2.
 weft_hostile_case(euler2d_refuses_fields_beyond_memory PROGRAM euler2d EXIT 2 NO_FILES
-  EXPECT "euler2d: the run needs about [0-9.]+ GiB for the fields of 400000x200000 cells.*this machine has"
+  EXPECT "euler2d: the run needs about [0-9.]+ GiB for the fields of 400000x200000 cells.*(this machine has|control group allows it)"
   ARGS --size 400000x200000 --steps 1 --quiet)
 # Problems too large, run anyway: the exception reaches main, exit 1.
 weft_hostile_case(euler2d_fails_cleanly_when_the_cell_count_overflows PROGRAM euler2d EXIT 1 NO_FILES
