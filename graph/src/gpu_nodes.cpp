@@ -89,8 +89,9 @@ void run_node(void* state) {
   for (CudaEvent e : g->waits) stream_ops::wait(g->stream, e, g->device);
   // The list attached now (a GPU node runs on a worker of its run's executor).
   const WorkerContext* worker = Executor::current_worker();
-  if (worker != nullptr && worker->observers() != nullptr) {
-    run_observed(*g, worker->share_observers());
+  if (std::shared_ptr<const ObserverList> observers =
+          worker != nullptr ? worker->share_observers() : nullptr) {
+    run_observed(*g, std::move(observers));
     return;
   }
   g->work(GpuStream{g->device, g->stream});

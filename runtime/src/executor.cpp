@@ -213,8 +213,9 @@ void Executor::detach(const std::shared_ptr<Observer>& observer) {
 }
 
 bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool attach) {
-  std::shared_ptr<const ObserverList> old;  // let go of after unlocking: it may destroy observers
-  std::unique_lock<std::mutex> lock(observers_mutex_);
+  // Declared before the lock, so let go of after the unlock: it may destroy observers.
+  std::shared_ptr<const ObserverList> old;
+  std::lock_guard<std::mutex> lock(observers_mutex_);
   std::vector<std::shared_ptr<Observer>> next;
   if (current_observers_ != nullptr) next = current_observers_->observers();
   const auto found = std::find(next.begin(), next.end(), observer);
@@ -232,7 +233,6 @@ bool Executor::update_observers(const std::shared_ptr<Observer>& observer, bool 
   observers_.store(list.get(), std::memory_order_release);
   old = std::exchange(current_observers_, std::move(list));
   if (was_observed != (current_observers_ != nullptr)) count_observed_executor(was_observed ? -1 : 1);
-  lock.unlock();
   return true;
 }
 

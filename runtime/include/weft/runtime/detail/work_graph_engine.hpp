@@ -195,8 +195,8 @@ class WorkGraphEngine {
   std::exception_ptr error_;
   // Observers (in what would be padding before pending_, leaving the
   // offsets of the members above as they were): the list the run read as
-  // it began (null: none), shared until it ends, the run's index among this engine's runs, and
-  // the graph's identity.
+  // it began (null: none), shared until it ends; the run's index among this
+  // engine's runs; the graph's identity.
   std::shared_ptr<const ObserverList> run_observers_;  // the run's share, let go of as it ends
   std::int64_t run_ = -1;
   std::int64_t runs_begun_ = 0;
