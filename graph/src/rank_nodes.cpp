@@ -75,13 +75,29 @@ void RankNodes::prepare(const Graph& graph, const NodeRanks& ranks, const std::v
   rank_ = group.rank();
   size_ = group.size();
   channel_ = group.open_channel(messages);
-  // Every rank must have built the same graph: compare before anything runs.
-  const std::vector<std::string> all = channel_->all_gather(describe_for_ranks(graph, ranks, nodes, edges));
+  // Every rank must be at the same graph, built the same way: compare
+  // before anything runs. Channels pair up in the order of first runs, so
+  // two graphs of one shape run first in different orders would otherwise
+  // swap their messages.
+  const std::vector<std::string> all = channel_->all_gather(std::to_string(ranks.graph_number) + "\n" +
+                                                            describe_for_ranks(graph, ranks, nodes, edges));
+  const auto number_of = [](const std::string& gathered) { return gathered.substr(0, gathered.find('\n')); };
+  const auto shape_of = [](const std::string& gathered) { return gathered.substr(gathered.find('\n') + 1); };
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    if (number_of(all[r]) != number_of(all[0])) {
+      throw std::logic_error("Graph: the ranks of " + group.describe() +
+                             " began the first runs of different graphs: rank 0 runs graph " +
+                             number_of(all[0]) + " and rank " + std::to_string(r) + " graph " +
+                             number_of(all[r]) +
+                             " (graphs over a group are numbered in the order they first use it); every "
+                             "rank must run its graphs for the first time in the same order");
+    }
+  }
   for (std::size_t r = 1; r < all.size(); ++r) {
     if (all[r] != all[0]) {
       throw std::invalid_argument("Graph: the ranks of " + group.describe() +
-                                  " built different graphs: rank 0 has " + all[0] + ", rank " +
-                                  std::to_string(r) + " has " + all[r] +
+                                  " built different graphs: rank 0 has " + shape_of(all[0]) + ", rank " +
+                                  std::to_string(r) + " has " + shape_of(all[r]) +
                                   "; every rank must build the same graph over tensors split the same way");
     }
   }

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <string>
@@ -70,9 +71,16 @@ class RankGroup {
   virtual int local_rank() const noexcept { return rank(); }
   // What the group is, for messages: "MPI_COMM_WORLD (4 ranks)".
   virtual std::string describe() const = 0;
+  // Numbers the graphs over this group in the order they take it (1, 2,
+  // ...): a graph's identity among the ranks, which build their graphs in
+  // the same order even where they run them in different ones.
+  std::uint64_t number_graph() noexcept { return graphs_.fetch_add(1, std::memory_order_relaxed) + 1; }
   // A new channel with message tags [0, tags). Collective: every rank
   // opens its channels in the same order. Blocking; not from a worker.
   virtual std::unique_ptr<RankChannel> open_channel(int tags) = 0;
+
+ private:
+  std::atomic<std::uint64_t> graphs_{0};
 };
 
 }  // namespace weft

@@ -38,6 +38,7 @@ struct NodeRanks {
   std::vector<RankMessage> messages;
   std::vector<std::string> tensors;  // the distributed tensors' shapes, in order of first use
   int loaded_ranks = 0;              // a graph loaded from JSON: its "ranks" (no group is kept)
+  std::uint64_t graph_number = 0;    // RankGroup::number_graph() when the group was adopted
 
   void note_tensor(const std::string& description) {
     for (const std::string& t : tensors)
@@ -61,6 +62,7 @@ struct NodeRanks {
     if (g == nullptr) return;
     if (group == nullptr) {
       group = g;
+      graph_number = g->number_graph();
     } else if (group != g) {
       throw std::invalid_argument(where + ": its tensor is distributed over " + g->describe() +
                                   ", but the graph already uses another rank group, " + group->describe() +
