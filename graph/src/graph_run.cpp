@@ -55,6 +55,11 @@ struct GraphRun {
   Promise<> promise;
   long passes_left;             // run, run_n
   std::function<bool()> until;  // run_until: stop once it says so (asked before each pass)
+  // Distributed graphs: where each pass stands (the ranks compare it), and
+  // the step chosen at a pass's end, taken once the ranks agree.
+  std::uint64_t number = 0;  // among the program's runs, from 1
+  std::uint64_t passes_started = 0;
+  bool another = false;
 };
 
 namespace {
@@ -89,21 +94,27 @@ Step next_step(GraphRun& run, std::exception_ptr error, bool after_pass) {
   }
 }
 
-void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept;
+void advance(GraphRun* run, Step step) noexcept;
 
-void pass_agreed(void* run, std::exception_ptr error) {
-  advance(static_cast<GraphRun*>(run), std::move(error), true);
+void pass_agreed(void* context, std::exception_ptr error) {
+  auto* run = static_cast<GraphRun*>(context);
+  advance(run, error ? Step{false, std::move(error)} : Step{run->another, nullptr});
 }
 
 // A distributed graph's pass ends once it has ended on every rank, with
-// the first failure of any (RankChannel::end_pass).
+// the first failure of any (RankChannel::end_pass). Each rank chooses its
+// next step first, so that the ranks compare their choices: one whose count
+// or predicate stops the run where another's goes on would leave the other
+// waiting for its messages.
 void pass_ended(void* context, std::exception_ptr error) {
   auto* run = static_cast<GraphRun*>(context);
+  Step step = next_step(*run, std::move(error), true);
   if (RankChannel* channel = run->program->ranks.channel()) {
-    channel->end_pass(std::move(error), &pass_agreed, run);
+    run->another = step.pass;
+    channel->end_pass(std::move(step.error), step.pass, &pass_agreed, run);
     return;
   }
-  advance(run, std::move(error), true);
+  advance(run, std::move(step));
 }
 
 // Starts a pass of `run`; false when there is nothing to start (no node
@@ -114,7 +125,7 @@ bool start_pass(GraphRun& run, std::exception_ptr& error) {
   program.executor = run.executor;
   program.cancel = run.promise.cancellation_flag();
   RankChannel* channel = program.ranks.channel();
-  if (channel != nullptr) channel->begin_pass(program.cancel);
+  if (channel != nullptr) channel->begin_pass(program.cancel, {run.number, ++run.passes_started});
   try {
     program.policy->start(*run.executor, program.calls.data(), program.cancel, &pass_ended, &run,
                           &run.queue->scope);
@@ -123,7 +134,7 @@ bool start_pass(GraphRun& run, std::exception_ptr& error) {
     error = std::current_exception();
     if (channel == nullptr) return false;
     // The other ranks still end this pass with us.
-    channel->end_pass(std::move(error), &pass_agreed, &run);
+    channel->end_pass(std::move(error), false, &pass_agreed, &run);
     error = nullptr;
     return true;
   }
@@ -165,21 +176,25 @@ GraphRun* finish(GraphRun& run, std::exception_ptr error) {
   return next;
 }
 
-void advance(GraphRun* run, std::exception_ptr error, bool after_pass) noexcept {
+// Takes `step` for `run`, and the steps after it until a pass is in
+// flight or no run is left.
+void advance(GraphRun* run, Step step) noexcept {
   // A loop, not recursion: runs that end at once (an empty graph, a
   // predicate already true) may follow each other in the queue.
   while (run != nullptr) {
-    Step step = next_step(*run, std::move(error), after_pass);
-    error = nullptr;
     if (step.pass) {
+      std::exception_ptr error;
       if (start_pass(*run, error)) return;  // its end calls pass_ended
-      after_pass = true;                    // nothing to run (or it failed to start): that pass is over
+      // Nothing to run (or it failed to start): that pass is over.
+      step = next_step(*run, std::move(error), true);
       continue;
     }
     run = finish(*run, std::move(step.error));
-    after_pass = false;
+    if (run != nullptr) step = next_step(*run, nullptr, false);
   }
 }
+
+void start_run(GraphRun* run) noexcept { advance(run, next_step(*run, nullptr, false)); }
 
 // What a run's cancel hook holds: its queue, and the run without keeping it
 // alive, so that a run's program (and with it, once the graph is gone, the
@@ -266,6 +281,11 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
     program->bind_gpu();
   }
   if (!until && count == 0) {  // nothing to run: complete at once, queue or not
+    {
+      // Still a run of the graph: ranks whose counts differ see it in the numbers.
+      std::lock_guard<std::mutex> lock(queue->mutex);
+      ++program->runs_submitted;
+    }
     Promise<> none(executor);
     none.set_value();
     return none.get_future();
@@ -279,6 +299,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
   bool start = false;
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
+    run->number = ++run->program->runs_submitted;  // in queue order, which is run order
     if (queue->current == nullptr) {
       queue->current = run;
       start = true;
@@ -286,7 +307,7 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
       queue->waiting.push_back(run);
     }
   }
-  if (start) detail::advance(run.get(), nullptr, false);
+  if (start) detail::start_run(run.get());
   return future;
 }
 

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -165,6 +166,7 @@ struct Program {
   // The pass in flight (one at a time), for subgraph nodes.
   Executor* executor = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  std::uint64_t runs_submitted = 0;  // under the run queue's mutex
 
  private:
   Crs<int> successor_rows(const Graph& graph) const;

@@ -9,15 +9,22 @@
 // Passes: each rank sends every other rank exactly one status per pass
 // (ok, failed with its message, cancelled, or failed because another rank
 // did), early when it fails or is cancelled, else when its pass ends. A
-// rank's pass is over once its own has ended and it holds every other
-// rank's status for it. A failure heard of cancels this rank's pending
-// receives and gives up its pending sends, so no rank waits for a message
-// that will not come.
+// status also carries the pass's place (run and pass numbers) and whether
+// the rank goes on to another pass, so ranks whose counts or predicates
+// differ all fail together instead of waiting for each other. A rank's
+// pass is over once its own has ended and it holds every other rank's
+// status for it. A failure heard of cancels this rank's pending receives
+// and gives up its pending sends, so no rank waits for a message that will
+// not come. A pass that waits on other ranks longer than the session's pass
+// timeout with nothing arriving fails, naming the ranks not heard from, and
+// leaves the channel broken: its later passes fail at once.
 #include "mpi_group.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <list>
@@ -45,30 +52,78 @@ struct PeerFailure : std::runtime_error {
 };
 
 struct Control {
-  std::uint64_t pass = 0;
+  std::uint64_t pass = 0;  // the channel's passes, from 1
   Status status = Status::Ok;
+  RankChannel::PassPlace place;
+  bool another = false;  // the rank goes on to another pass of the run (Ok only)
   std::string message;
 
+  static constexpr std::size_t kHeader = 26;
   std::vector<char> encode() const {
-    std::vector<char> out(9 + std::min(message.size(), kControlBytes - 9));
+    std::vector<char> out(kHeader + std::min(message.size(), kControlBytes - kHeader));
     std::memcpy(out.data(), &pass, 8);
     out[8] = static_cast<char>(status);
-    std::memcpy(out.data() + 9, message.data(), out.size() - 9);
+    std::memcpy(out.data() + 9, &place.run, 8);
+    std::memcpy(out.data() + 17, &place.pass, 8);
+    out[25] = another ? 1 : 0;
+    std::memcpy(out.data() + kHeader, message.data(), out.size() - kHeader);
     return out;
   }
   static Control decode(const char* data, int bytes) {
     Control c;
     std::memcpy(&c.pass, data, 8);
     c.status = static_cast<Status>(data[8]);
-    c.message.assign(data + 9, static_cast<std::size_t>(bytes - 9));
+    std::memcpy(&c.place.run, data + 9, 8);
+    std::memcpy(&c.place.pass, data + 17, 8);
+    c.another = data[25] != 0;
+    c.message.assign(data + kHeader, static_cast<std::size_t>(bytes) - kHeader);
     return c;
   }
+  // What the rank did, for a disagreement: "pass 3 of run 1, then stops".
+  std::string describe_place() const {
+    return "pass " + std::to_string(place.pass) + " of run " + std::to_string(place.run) +
+           (another ? ", then goes on" : ", then stops");
+  }
 };
+
+// A timeout as people write it: "2", "0.5", "300".
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
 
 struct PassStatuses {
   int heard = 0;                    // statuses received from other ranks
   std::map<int, Control> failures;  // by rank: the ones that are not Ok
+  std::map<int, Control> oks;       // by rank: the Ok ones (their places)
 };
+
+// When the ranks' Ok statuses differ in place or in going on, what each
+// did, grouped ("ranks 0, 2: pass 3 of run 1, then stops; rank 1: ...");
+// empty when they agree. Every rank holds the same statuses, so every rank
+// words it alike.
+std::string disagreement(const std::map<int, Control>& all) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (const auto& [r, c] : all) {
+    const std::string what = c.describe_place();
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == what; });
+    if (it == groups.end()) {
+      groups.push_back({what, {r}});
+    } else {
+      it->second.push_back(r);
+    }
+  }
+  if (groups.size() < 2) return {};
+  std::string out;
+  for (const auto& [what, ranks] : groups) {
+    if (!out.empty()) out += "; ";
+    out += ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t k = 0; k < ranks.size(); ++k) out += (k == 0 ? "" : ", ") + std::to_string(ranks[k]);
+    out += ": " + what;
+  }
+  return out;
+}
 
 // Everything the progress thread touches, shared with the callbacks it
 // runs, so that the channel handle may go away first.
@@ -77,10 +132,17 @@ struct Core : std::enable_shared_from_this<Core> {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1, tags = 1, epoch_slots = 1;
   std::uint64_t epoch = 0;
+  std::chrono::duration<double> timeout{0.0};  // 0: wait for ever
+  std::string broken;                          // set by a timeout: every later pass fails with it
 
   // The pass (progress thread only).
   std::uint64_t pass = 0;
+  RankChannel::PassPlace place;
+  bool another = false;
   bool active = false;
+  int receives_waiting = 0;  // receives posted to MPI, not completed yet
+  std::chrono::steady_clock::time_point last_heard;
+  std::string timed_out;  // this pass gave up waiting: why
   bool status_sent = false;
   bool failure_known = false;
   std::string failure_what;  // for the operations given up
@@ -148,9 +210,14 @@ struct Core : std::enable_shared_from_this<Core> {
     Control c = Control::decode(control_in.data(), bytes);
     const int from = s.MPI_SOURCE;
     post_control_receive();
+    last_heard = std::chrono::steady_clock::now();
+    // A status for a pass already over: one that this rank gave up waiting for.
+    if (c.pass < pass || (c.pass == pass && !active)) return;
     PassStatuses& p = statuses[c.pass];
     ++p.heard;
-    if (c.status != Status::Ok) {
+    if (c.status == Status::Ok) {
+      p.oks.emplace(from, std::move(c));
+    } else {
       const std::string what = "rank " + std::to_string(from) + ": " + c.message;
       const bool now = active && c.pass == pass;
       p.failures.emplace(from, std::move(c));
@@ -162,7 +229,7 @@ struct Core : std::enable_shared_from_this<Core> {
   void send_status(Status status, const std::string& message) {
     if (status_sent) return;
     status_sent = true;
-    Control c{pass, status, message};
+    Control c{pass, status, place, another && status == Status::Ok, message};
     auto bytes = std::make_shared<std::vector<char>>(c.encode());
     for (int r = 0; r < size; ++r) {
       if (r == rank) continue;
@@ -190,27 +257,69 @@ struct Core : std::enable_shared_from_this<Core> {
     }
   }
 
-  void begin(const std::atomic<bool>* cancel_flag) {
+  void begin(const std::atomic<bool>* cancel_flag, RankChannel::PassPlace at) {
     ++pass;
+    place = at;
+    another = false;
     active = true;
     status_sent = false;
     failure_known = false;
     local_ended = false;
     local_error = nullptr;
+    timed_out.clear();
+    timeout = std::chrono::duration<double>(progress->pass_timeout_s.load(std::memory_order_relaxed));
+    last_heard = std::chrono::steady_clock::now();
     cancel = cancel_flag;
+    if (!broken.empty()) {
+      hear_failure(broken);
+      return;
+    }
     const auto it = statuses.find(pass);
     if (it != statuses.end() && !it->second.failures.empty()) {
       const auto& [from, c] = *it->second.failures.begin();
       hear_failure("rank " + std::to_string(from) + ": " + c.message);
     }
-    if (cancel != nullptr) {
-      progress->add_poller(this, [self = shared_from_this()] {
-        if (self->active && !self->local_ended && self->cancel->load(std::memory_order_relaxed)) {
-          self->send_status(Status::Cancelled, "cancelled");
-          self->hear_failure("rank " + std::to_string(self->rank) + " cancelled the run");
-        }
-      });
+    if (cancel != nullptr || timeout.count() > 0) {
+      progress->add_poller(this, [self = shared_from_this()] { self->poll(); });
     }
+  }
+
+  // Each turn of the progress loop during a pass: cancellation, and the wait on other ranks.
+  void poll() {
+    if (!active) return;
+    if (!local_ended && cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+      send_status(Status::Cancelled, "cancelled");
+      hear_failure("rank " + std::to_string(rank) + " cancelled the run");
+    }
+    const bool waiting = receives_waiting > 0 || local_ended;
+    if (!waiting || timeout.count() <= 0 || !timed_out.empty()) return;
+    if (std::chrono::steady_clock::now() - last_heard < timeout) return;
+    give_up_waiting();
+  }
+
+  // The pass waited `timeout` with nothing arriving: fail it (telling the
+  // ranks that are alive), and break the channel, since a rank that never
+  // answered may still send this pass's messages.
+  void give_up_waiting() {
+    const PassStatuses& p = statuses[pass];
+    std::string silent;
+    int count = 0;
+    for (int r = 0; r < size; ++r) {
+      if (r == rank || p.oks.count(r) != 0 || p.failures.count(r) != 0) continue;
+      silent += (count++ == 0 ? "" : ", ") + std::to_string(r);
+    }
+    timed_out =
+        "rank " + std::to_string(rank) + " waited " + seconds_text(timeout.count()) + " s in pass " +
+        std::to_string(place.pass) + " of run " + std::to_string(place.run) + " and heard nothing from " +
+        (count == 1 ? "rank " : "ranks ") +
+        (count == 0 ? std::string("the ranks it receives from") : silent) +
+        " (a rank that ran fewer passes or runs, stopped early, or hangs); the limit is the session's "
+        "pass timeout (WEFT_MPI_PASS_TIMEOUT, Session::set_pass_timeout)";
+    broken = "weft::mpi: an earlier pass of this graph timed out (" + timed_out +
+             "), so its messages cannot be trusted; build the graph again";
+    send_status(Status::Failed, timed_out);
+    hear_failure(timed_out);
+    try_finish();
   }
 
   void fail(const std::string& what) {
@@ -219,12 +328,12 @@ struct Core : std::enable_shared_from_this<Core> {
     hear_failure("rank " + std::to_string(rank) + ": " + what);
   }
 
-  void end(std::exception_ptr error, MessageDone done, void* context) {
+  void end(std::exception_ptr error, bool goes_on, MessageDone done, void* context) {
     local_ended = true;
+    another = goes_on;
     local_error = std::move(error);
     end_done = done;
     end_context = context;
-    progress->remove_poller(this);
     Status status = Status::Ok;
     std::string message;
     if (local_error) {
@@ -251,7 +360,7 @@ struct Core : std::enable_shared_from_this<Core> {
   void try_finish() {
     if (!active || !local_ended) return;
     PassStatuses& p = statuses[pass];
-    if (p.heard < size - 1) return;
+    if (p.heard < size - 1 && timed_out.empty() && broken.empty()) return;
     std::exception_ptr error;
     bool own = false;
     if (local_error) {
@@ -262,7 +371,11 @@ struct Core : std::enable_shared_from_this<Core> {
         own = true;
       }
     }
-    if (own) {
+    if (!timed_out.empty()) {
+      error = std::make_exception_ptr(std::runtime_error("weft::mpi: " + timed_out));
+    } else if (!broken.empty()) {
+      error = std::make_exception_ptr(std::runtime_error(broken));
+    } else if (own) {
       error = local_error;
     } else {
       // The first original failure by rank; one that only followed another's last.
@@ -284,11 +397,23 @@ struct Core : std::enable_shared_from_this<Core> {
         error = local_error;
       } else if (!p.failures.empty()) {
         error = std::make_exception_ptr(std::runtime_error(p.failures.begin()->second.message));
+      } else {
+        // Every rank's pass succeeded: they must also be at the same place and agree on what comes next.
+        std::map<int, Control> all = p.oks;
+        all[rank] = Control{pass, Status::Ok, place, another, {}};
+        const std::string differ = disagreement(all);
+        if (!differ.empty()) {
+          error = std::make_exception_ptr(std::logic_error(
+              "weft::mpi: the ranks disagree on the graph's passes: " + differ +
+              "; every rank must run the same runs, each for the same passes (run_n counts, run_until "
+              "and conditional() predicates must agree)"));
+        }
       }
     }
     statuses.erase(pass);
     if (error) ++epoch;  // every rank saw the same statuses: all move on together
     active = false;
+    progress->remove_poller(this);
     pending.clear();
     const MessageDone done = end_done;
     void* context = end_context;
@@ -312,6 +437,7 @@ struct Core : std::enable_shared_from_this<Core> {
     pending.push_back(Pending{id, 0, done, context, false});
     pending.back().ticket =
         progress->watch(request, [self = shared_from_this(), buffer, id](const MPI_Status&) {
+          self->last_heard = std::chrono::steady_clock::now();
           self->give_back(std::move(*buffer));
           --self->progress->counts.outstanding;
           Pending op;
@@ -327,6 +453,7 @@ struct Core : std::enable_shared_from_this<Core> {
     MPI_Request request;
     MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, from, data_tag(tag), comm, &request);
     ++progress->counts.outstanding;
+    ++receives_waiting;
     const std::uint64_t id = next_id++;
     pending.push_back(Pending{id, 0, done, context, true});
     pending.back().ticket =
@@ -338,6 +465,8 @@ struct Core : std::enable_shared_from_this<Core> {
   void received(std::uint64_t id, const MPI_Status& s, std::size_t bytes, int from, int tag) {
     Progress::Counts& counts = progress->counts;
     --counts.outstanding;
+    --receives_waiting;
+    last_heard = std::chrono::steady_clock::now();
     int cancelled = 0;
     MPI_Test_cancelled(&s, &cancelled);
     int got = 0;
@@ -403,8 +532,8 @@ class MpiChannel final : public RankChannel {
       core->receive(from, tag, data, bytes, done, context);
     });
   }
-  void begin_pass(const std::atomic<bool>* cancel) override {
-    post([core = core_, cancel] { core->begin(cancel); });
+  void begin_pass(const std::atomic<bool>* cancel, PassPlace place) override {
+    post([core = core_, cancel, place] { core->begin(cancel, place); });
   }
   void fail_pass(const std::string& what) noexcept override {
     try {
@@ -413,8 +542,10 @@ class MpiChannel final : public RankChannel {
       // Out of memory: the status at the pass's end still tells the others.
     }
   }
-  void end_pass(std::exception_ptr local_error, MessageDone done, void* context) override {
-    post([core = core_, local_error, done, context] { core->end(local_error, done, context); });
+  void end_pass(std::exception_ptr local_error, bool another, MessageDone done, void* context) override {
+    post([core = core_, local_error, another, done, context] {
+      core->end(local_error, another, done, context);
+    });
   }
   std::vector<std::string> all_gather(const std::string& mine) override;
 
@@ -482,20 +613,34 @@ std::unique_ptr<RankChannel> MpiGroup::open_channel(int tags) {
   core->rank = rank_;
   core->size = size_;
   core->tags = tags < 1 ? 1 : tags;
-  int* tag_ub = nullptr;
-  int found = 0;
-  auto dup = std::make_shared<std::promise<void>>();
-  auto done = dup->get_future();
-  if (!progress_->post([core, dup, comm = comm_, &tag_ub, &found] {
-        MPI_Comm_get_attr(comm, MPI_TAG_UB, &tag_ub, &found);
+  struct Dup {
+    int* tag_ub = nullptr;
+    int found = 0;
+    std::promise<void> done;
+  };
+  auto dup = std::make_shared<Dup>();
+  auto done = dup->done.get_future();
+  if (!progress_->post([core, dup, comm = comm_] {
+        MPI_Comm_get_attr(comm, MPI_TAG_UB, &dup->tag_ub, &dup->found);
         MPI_Request request;
         MPI_Comm_idup(comm, &core->comm, &request);
-        core->progress->watch(request, [dup](const MPI_Status&) { dup->set_value(); });
+        core->progress->watch(request, [dup, core](const MPI_Status&) { dup->done.set_value(); });
       })) {
     throw std::logic_error("weft::mpi: the session has ended; graphs over its ranks cannot run");
   }
+  // Every rank opens the channel: one that never runs the graph leaves the
+  // others here. The duplicate stays posted (MPI cannot take it back).
+  const double limit = progress_->pass_timeout_s.load(std::memory_order_relaxed);
+  if (limit > 0 && done.wait_for(std::chrono::duration<double>(limit)) != std::future_status::ready) {
+    throw std::runtime_error(
+        "weft::mpi: rank " + std::to_string(rank_) + " waited " + seconds_text(limit) +
+        " s for the other ranks of " + describe() +
+        " to begin the graph's first run (a rank that runs fewer graphs, stopped early, or "
+        "hangs); the limit is the session's pass timeout (WEFT_MPI_PASS_TIMEOUT, "
+        "Session::set_pass_timeout)");
+  }
   done.get();
-  const long long upper = found && tag_ub != nullptr ? *tag_ub : 32767;
+  const long long upper = dup->found && dup->tag_ub != nullptr ? *dup->tag_ub : 32767;
   const long long slots = (upper - 1) / core->tags;
   if (slots < 1) {
     throw std::length_error("weft::mpi: the graph needs " + std::to_string(core->tags) +

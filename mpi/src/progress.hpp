@@ -5,6 +5,7 @@
 // Internal to the mpi layer.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +61,8 @@ class Progress {
     std::uint64_t sent = 0, received = 0, bytes_sent = 0, bytes_received = 0, outstanding = 0;
   };
   Counts counts;
+  // Session::set_pass_timeout (seconds; 0: none), read as each pass begins.
+  std::atomic<double> pass_timeout_s{300.0};
 
  private:
   void loop();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <weft/mpi/session.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -60,6 +62,29 @@ void Session::start(int* argc, char*** argv) {
   progress_ = std::make_shared<detail::Progress>();
   world_ = std::make_shared<detail::MpiGroup>(progress_, MPI_COMM_WORLD, "MPI_COMM_WORLD", rank_, size_,
                                               local_rank_);
+  if (const char* text = std::getenv("WEFT_MPI_PASS_TIMEOUT")) {
+    char* end = nullptr;
+    const double seconds = std::strtod(text, &end);
+    if (end == text || *end != '\0' || !std::isfinite(seconds) || seconds < 0) {
+      progress_->stop();
+      if (finalize_) MPI_Finalize();
+      throw std::invalid_argument(std::string("weft::mpi::Session: WEFT_MPI_PASS_TIMEOUT is \"") + text +
+                                  "\"; give seconds, a number 0 or above (0: no limit)");
+    }
+    progress_->pass_timeout_s.store(seconds, std::memory_order_relaxed);
+  }
+}
+
+void Session::set_pass_timeout(std::chrono::duration<double> limit) {
+  if (!std::isfinite(limit.count()) || limit.count() < 0) {
+    throw std::invalid_argument("weft::mpi::Session::set_pass_timeout: " + std::to_string(limit.count()) +
+                                " s; give 0 or more seconds (0: no limit)");
+  }
+  progress_->pass_timeout_s.store(limit.count(), std::memory_order_relaxed);
+}
+
+std::chrono::duration<double> Session::pass_timeout() const noexcept {
+  return std::chrono::duration<double>(progress_->pass_timeout_s.load(std::memory_order_relaxed));
 }
 
 Session::~Session() {

@@ -20,6 +20,7 @@
 // before the session (it ends MPI).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,6 +53,15 @@ class Session {
   int local_rank() const noexcept { return local_rank_; }
   // The thread level MPI gave, as its name ("MPI_THREAD_SERIALIZED").
   const std::string& thread_level() const noexcept { return thread_level_; }
+
+  // How long a pass of a distributed graph waits on other ranks with
+  // nothing arriving before it fails, naming the ranks it did not hear from
+  // (a rank that runs fewer passes, stopped early, or hangs); the graph's
+  // later runs then fail at once. Default: WEFT_MPI_PASS_TIMEOUT (seconds)
+  // if set, else 300 s; 0 waits for ever. Throws std::invalid_argument for a
+  // negative or non-finite limit. Takes effect from the next pass.
+  void set_pass_timeout(std::chrono::duration<double> limit);
+  std::chrono::duration<double> pass_timeout() const noexcept;
 
   // Runs f on the progress thread and waits: for MPI calls of your own.
   void call(const std::function<void()>& f) const;

@@ -43,18 +43,26 @@ class RankChannel {
   // valid until done is called. Any thread; returns at once.
   virtual void receive(int from, int tag, void* data, std::size_t bytes, MessageDone done, void* context) = 0;
 
-  // Passes. begin_pass before the pass's first message; cancel (may be
-  // null) is watched: once true, the other ranks are told and this rank's
-  // pending receives give up. fail_pass: a node of this rank failed (from
-  // the worker that ran it): the other ranks are told at once, so none waits
-  // for a message this rank will not send. end_pass once the pass ended
-  // here (local_error: its first error, or null): done is called once every
-  // rank's pass ended, with this rank's error, else the first (lowest rank)
-  // failure of another rank as std::runtime_error("rank r: what"), or
-  // weft::Cancelled when that rank was cancelled.
-  virtual void begin_pass(const std::atomic<bool>* cancel) = 0;
+  // Passes. begin_pass before the pass's first message, with where the
+  // pass stands (`place`); cancel (may be null) is watched: once true, the
+  // other ranks are told and this rank's pending receives give up.
+  // fail_pass: a node of this rank failed (from the worker that ran it): the
+  // other ranks are told at once, so none waits for a message this rank will
+  // not send. end_pass once the pass ended here (local_error: its first
+  // error, or null), saying whether this rank would run another pass of the
+  // run after it (`another`: its count or predicates decided so): done is
+  // called once every rank's pass ended, with this rank's error, else the
+  // first (lowest rank) failure of another rank as
+  // std::runtime_error("rank r: what"), weft::Cancelled when that rank was
+  // cancelled, or, when the ranks' places or decisions differ,
+  // std::logic_error naming each rank's (the same on every rank).
+  struct PassPlace {
+    std::uint64_t run = 0;   // the graph's runs, numbered from 1 in submission order
+    std::uint64_t pass = 0;  // the run's passes, from 1
+  };
+  virtual void begin_pass(const std::atomic<bool>* cancel, PassPlace place) = 0;
   virtual void fail_pass(const std::string& what) noexcept = 0;
-  virtual void end_pass(std::exception_ptr local_error, MessageDone done, void* context) = 0;
+  virtual void end_pass(std::exception_ptr local_error, bool another, MessageDone done, void* context) = 0;
 
   // Set-up (a graph's first run): every rank's `mine`, in rank order.
   // Blocking; call it from a thread that is not a worker.
