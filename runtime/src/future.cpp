@@ -3,10 +3,12 @@
 // or promise state down, and completing and cancelling promises.
 #include <weft/runtime/future.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
+#include <weft/runtime/detail/blocked_waits.hpp>
 #include <weft/runtime/detail/futex.hpp>
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/task_scheduler.hpp>
@@ -36,6 +38,12 @@ void wait_for(const TaskHeader& task) {
   } else {
     if (task.core == nullptr) throw std::logic_error("Future::wait: the task has no scheduler");
     if (current_task() == &task) throw std::logic_error("Future::wait: a task cannot wait for itself");
+  }
+  // Registered while it blocks, if its thread is inside work others may wait for.
+  std::optional<BlockedWait> blocked;
+  if (is_promise) {
+    const auto& promise = static_cast<const PromiseHeader&>(task);
+    if (promise.scope != nullptr) blocked.emplace(*promise.scope, task);  // throws on a cycle
   }
   // A worker (of any executor) keeps running its executor's jobs while it
   // waits.

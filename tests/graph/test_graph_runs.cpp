@@ -358,6 +358,42 @@ TEST_CASE("GraphRuns.a_wait_cycle_between_two_graphs_on_one_worker_throws_naming
   CHECK_THROWS_WITH_AS(group.wait(), doctest::Contains("TaskGroup::wait: a wait cycle"), std::logic_error);
 }
 
+TEST_CASE("GraphRuns.a_wait_cycle_across_executors_throws_instead_of_hanging.3threads") {
+  // Graphs on executors of one worker each, every node waiting for a run of
+  // the next graph, the last for a run of the first (queued behind the run
+  // whose node waits). No worker can run another's node, so each wait
+  // blocks on its own thread: the wait that closes the cycle throws, and
+  // the others then see the error.
+  for (int length : {2, 3}) {
+    CAPTURE(length);
+    std::vector<std::unique_ptr<weft::Executor>> executors;
+    std::vector<weft::Graph> graphs(static_cast<std::size_t>(length));
+    for (int i = 0; i < length; ++i)
+      executors.push_back(std::make_unique<weft::Executor>(weft::test::cpu_only(1)));
+    std::atomic<bool> first{true};
+    std::atomic<int> first_graph_runs{0};
+    weft::Future<> first_again;
+    graphs[0].emplace([&] {
+      first_graph_runs.fetch_add(1);
+      if (first.exchange(false)) executors[1]->run(graphs[1]).get();
+    });
+    for (int i = 1; i < length; ++i) {
+      graphs[static_cast<std::size_t>(i)].emplace([&, i] {
+        if (i + 1 < length) {
+          executors[static_cast<std::size_t>(i + 1)]->run(graphs[static_cast<std::size_t>(i + 1)]).get();
+        } else {
+          first_again = executors[0]->run(graphs[0]);
+          first_again.get();
+        }
+      });
+    }
+    CHECK_THROWS_WITH_AS(executors[0]->run(graphs[0]).get(), doctest::Contains("a wait cycle across threads"),
+                         std::logic_error);
+    for (auto& e : executors) e->wait_for_all();
+    CHECK(first_graph_runs.load() == 2);  // the queued run of the first graph ran once the cycle broke
+  }
+}
+
 TEST_CASE("GraphRuns.failed_starts_keep_nothing.1thread") {
   weft::Executor executor(weft::test::cpu_only(1));
   weft::Graph gpu;

@@ -118,3 +118,23 @@ TEST_CASE("GraphRuns.stress.nodes_submitting_runs_of_other_graphs.2threads") {
   for (const weft::Future<>& f : submitted) CHECK_NOTHROW(f.get());
   CHECK(inner_nodes.load() == 4L * 32 * runs);
 }
+
+TEST_CASE("GraphRuns.stress.nested_waits_across_executors_without_a_cycle_never_throw.4threads") {
+  // Layers of graphs on two executors: each top node waits for a run of the
+  // middle graph, whose nodes wait for runs of the leaf graph, from two user
+  // threads at once. Many waits are registered together (the wait-for graph,
+  // docs/waiting.md) but none closes a cycle, so none may throw.
+  weft::Executor upper(weft::test::cpu_only(2)), lower(weft::test::cpu_only(2));
+  std::atomic<long> leaf_nodes{0};
+  weft::Graph leaf, middle;
+  for (int i = 0; i < 3; ++i) leaf.emplace([&] { leaf_nodes.fetch_add(1, std::memory_order_relaxed); });
+  for (int i = 0; i < 2; ++i) middle.emplace([&] { lower.run(leaf).get(); });
+  weft::Graph tops[2];
+  for (weft::Graph& top : tops)
+    for (int i = 0; i < 3; ++i) top.emplace([&] { lower.run(middle).get(); });
+  const long runs = weft::test::scaled(400, 4);
+  std::thread other([&] { CHECK_NOTHROW(upper.run_n(tops[1], runs).get()); });
+  CHECK_NOTHROW(upper.run_n(tops[0], runs).get());
+  other.join();
+  CHECK(leaf_nodes.load() == 2 * runs * 3 * 2 * 3);
+}

@@ -44,6 +44,14 @@ class WaitScope {
     return innermost != nullptr && innermost->scope_ == this ? message_ : cycle_message_;
   }
 
+  // Calls f(const WaitScope*) for each scope the calling thread is inside,
+  // innermost first.
+  template <class F>
+  static void for_each_entered(F f) {
+    for (const Inside* frame = innermost; frame != nullptr; frame = frame->outer_)
+      if (frame->scope_ != nullptr) f(frame->scope_);
+  }
+
   // Marks the calling thread as inside `scope` (nothing for null) until destroyed.
   class Inside {
    public:

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include <weft/runtime/detail/blocked_waits.hpp>
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+
+#include <weft/runtime/detail/task_header.hpp>
+#include <weft/runtime/wait_scope.hpp>
+
+namespace weft::detail {
+
+namespace {
+
+// Every registered wait, under one lock: registration and the cycle check
+// are one step, so of two waits that close a cycle together the second
+// sees the first.
+struct Registry {
+  std::mutex mutex;
+  std::vector<const BlockedWait*> waits;
+};
+
+Registry& registry() {
+  static Registry r;  // never destroyed before a thread that waits
+  return r;
+}
+
+bool holds(const std::vector<const WaitScope*>& scopes, const WaitScope* s) {
+  return std::find(scopes.begin(), scopes.end(), s) != scopes.end();
+}
+
+}  // namespace
+
+BlockedWait::BlockedWait(const WaitScope& awaited, const TaskHeader& task)
+    : awaited_(&awaited), task_(&task) {
+  WaitScope::for_each_entered([this](const WaitScope* s) { inside_.push_back(s); });
+  if (inside_.empty()) return;  // nothing can wait for this thread's work
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  // Follow the waits from the awaited scope: whose work is blocked in it,
+  // and what that work waits for, until one reaches this thread's scopes.
+  // A wait whose task completed is about to return and leads nowhere; one
+  // that has not cannot complete before the work blocked in it returns.
+  std::vector<const WaitScope*> reached{awaited_};
+  std::vector<bool> followed(r.waits.size(), false);
+  for (std::size_t i = 0; i < reached.size(); ++i) {
+    if (holds(inside_, reached[i])) {
+      throw std::logic_error(
+          "Future::wait: a wait cycle across threads: the awaited run waits, through waits blocked on other "
+          "threads, for the work this thread is running (graph A's node waits for a run of graph B while "
+          "B's node, on another thread, waits for a run of A), so none of them could ever return; break "
+          "the cycle, or wait for the runs outside the graphs");
+    }
+    for (std::size_t k = 0; k < r.waits.size(); ++k) {
+      const BlockedWait& w = *r.waits[k];
+      if (followed[k] || w.task_->is_complete() || !holds(w.inside_, reached[i])) continue;
+      followed[k] = true;
+      reached.push_back(w.awaited_);
+    }
+  }
+  r.waits.push_back(this);
+  registered_ = true;
+}
+
+BlockedWait::~BlockedWait() {
+  if (!registered_) return;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.waits.erase(std::find(r.waits.begin(), r.waits.end(), this));
+}
+
+}  // namespace weft::detail
