@@ -3,12 +3,14 @@
 
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -57,6 +59,10 @@ SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& po
       shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.worker_count()))),
       caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))),
       failures_(std::make_unique<FailureLog>()) {
+  if (lifetimes_checked()) {
+    track_memory_.store(true, std::memory_order_relaxed);
+    tracked_throughout_.store(true, std::memory_order_relaxed);
+  }
   // A worker's cached blocks are out of the other workers' reach, so each
   // worker may cache at most an eighth of the pool's blocks of a size,
   // shared among the workers: a small pool is not emptied into caches (none
@@ -104,6 +110,33 @@ SchedulerCore::~SchedulerCore() {
   const auto kept = std::exchange(log.unobserved, {});
   for (const auto& [task, order] : kept) release(task);
   flush_caches();
+  // Every task is complete and nothing is cached: a block still live is
+  // held by a future, a when-all or an event, which will free it through
+  // this scheduler, gone by then.
+  const std::int64_t held = live_blocks();
+  if (held > 0 && tracked_throughout_.load(std::memory_order_relaxed)) {
+    std::fprintf(
+        stderr,
+        "weft: TaskScheduler destroyed while %lld futures (or when-alls, events) still refer to its "
+        "tasks; using or dropping them would touch freed memory: drop every future of a scheduler's "
+        "tasks before its last copy goes away (checked because %s)\n",
+        static_cast<long long>(held),
+        std::getenv("WEFT_CHECK_LIFETIMES") != nullptr ? "WEFT_CHECK_LIFETIMES is set" : "a debug build");
+    std::abort();
+  }
+}
+
+bool SchedulerCore::lifetimes_checked() noexcept {
+  static const bool checked = [] {
+    const char* setting = std::getenv("WEFT_CHECK_LIFETIMES");
+    if (setting != nullptr && setting[0] != '\0') return std::string_view(setting) != "0";
+#ifdef NDEBUG
+    return false;
+#else
+    return true;
+#endif
+  }();
+  return checked;
 }
 
 // ---- blocks ----------------------------------------------------------------

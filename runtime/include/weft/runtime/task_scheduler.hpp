@@ -126,7 +126,8 @@ class TaskScheduler {
 
   TaskScheduler() noexcept = default;  // null: cannot spawn
   // Tasks run on `executor` and live in `pool`; both must outlive the
-  // scheduler and every future of its tasks.
+  // scheduler, and the scheduler every future of its tasks (checked in
+  // debug builds and with WEFT_CHECK_LIFETIMES=1: docs/tasks.md).
   TaskScheduler(Executor& executor, const memory_pool& pool)
       : core_(std::make_shared<detail::SchedulerCore>(executor, pool)) {}
 

@@ -120,9 +120,18 @@ class SchedulerCore {
   void keep_only_the_error(TaskHeader* task) noexcept;
 
   // Memory use, for tests and benchmarks: off by default (it costs an atomic
-  // update per allocation); high_water counts blocks live at once: blocks
-  // holding a task, a when-all or an event, not blocks waiting in a cache.
-  void track_memory(bool on) noexcept { track_memory_.store(on, std::memory_order_relaxed); }
+  // update per allocation) unless lifetimes are checked; high_water counts
+  // blocks live at once: blocks holding a task, a when-all or an event, not
+  // blocks waiting in a cache. Turning it off ends the lifetime check.
+  void track_memory(bool on) noexcept {
+    if (!on) tracked_throughout_.store(false, std::memory_order_relaxed);
+    track_memory_.store(on, std::memory_order_relaxed);
+  }
+  // Whether a scheduler destroyed while futures still hold its blocks
+  // aborts, saying so (docs/tasks.md, "Lifetimes"): in debug builds, or
+  // with WEFT_CHECK_LIFETIMES=1 (=0 turns it off); memory is then tracked
+  // from the start.
+  static bool lifetimes_checked() noexcept;
   std::int64_t live_blocks() const noexcept { return live_blocks_.load(std::memory_order_relaxed); }
   std::int64_t high_water_blocks() const noexcept { return high_water_.load(std::memory_order_relaxed); }
   void reset_high_water() noexcept { high_water_.store(live_blocks(), std::memory_order_relaxed); }
@@ -231,6 +240,7 @@ class SchedulerCore {
   std::unique_ptr<BlockCache[]> caches_;                // one per worker of the executor
   Shard external_;                                      // spawns from threads outside the pool
   alignas(64) std::atomic<bool> track_memory_{false};
+  std::atomic<bool> tracked_throughout_{false};  // live_blocks_ counts every block since construction
   std::atomic<std::int64_t> live_blocks_{0};
   std::atomic<std::int64_t> high_water_{0};
   std::atomic<std::int64_t> failed_allocations_{0};
