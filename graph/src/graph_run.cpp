@@ -279,6 +279,11 @@ Future<> Graph::run_on(Executor& executor, long count, std::function<bool()> unt
                              executor.no_gpu_workers_reason() + ", or make the nodes ExecutionKind::Cpu");
     }
     program->bind_gpu();
+    // Named once, for wait cycles found across threads (docs/waiting.md).
+    if (!queue->scope.described() && !nodes_.empty()) {
+      queue->scope.describe_as("the graph whose first node is " + detail::node_label(*this, 0) + " (" +
+                               std::to_string(nodes_.size()) + (nodes_.size() == 1 ? " node)" : " nodes)"));
+    }
   }
   if (!until && count == 0) {  // nothing to run: complete at once, queue or not
     {

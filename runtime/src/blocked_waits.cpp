@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 #include <weft/runtime/detail/task_header.hpp>
 #include <weft/runtime/wait_scope.hpp>
@@ -45,11 +46,13 @@ BlockedWait::BlockedWait(const WaitScope& awaited, const TaskHeader& task)
   std::vector<bool> followed(r.waits.size(), false);
   for (std::size_t i = 0; i < reached.size(); ++i) {
     if (holds(inside_, reached[i])) {
-      throw std::logic_error(
-          "Future::wait: a wait cycle across threads: the awaited run waits, through waits blocked on other "
-          "threads, for the work this thread is running (graph A's node waits for a run of graph B while "
-          "B's node, on another thread, waits for a run of A), so none of them could ever return; break "
-          "the cycle, or wait for the runs outside the graphs");
+      const std::string running = reached[i]->description("a graph");
+      throw std::logic_error("Future::wait: a wait cycle across threads: this thread runs a node of " +
+                             running + " and waits for a run of " + awaited_->description("another graph") +
+                             ", which waits, through waits blocked on other threads, for a run of " +
+                             running +
+                             ", so none of them could ever return; break the cycle, or wait for the runs "
+                             "outside the graphs");
     }
     for (std::size_t k = 0; k < r.waits.size(); ++k) {
       const BlockedWait& w = *r.waits[k];

@@ -20,6 +20,10 @@
 // error), and WorkGraphPolicy::start puts the threads running its nodes in one.
 #pragma once
 
+#include <atomic>
+#include <string>
+#include <utility>
+
 #include <weft/backends/initial_exec_tls.hpp>
 
 namespace weft {
@@ -34,6 +38,22 @@ class WaitScope {
         cycle_message_(cycle_message != nullptr ? cycle_message : self_wait_message) {}
   WaitScope(const WaitScope&) = delete;
   WaitScope& operator=(const WaitScope&) = delete;
+  ~WaitScope() { delete description_.load(std::memory_order_relaxed); }
+
+  // What the scope's work is, for messages that name it ("the graph whose
+  // first node is 'fill'"): set once, by the first call; later calls and
+  // reads before it find it unchanged or empty. Any thread.
+  void describe_as(std::string text) {
+    auto* mine = new std::string(std::move(text));
+    const std::string* none = nullptr;
+    if (!description_.compare_exchange_strong(none, mine, std::memory_order_acq_rel)) delete mine;
+  }
+  bool described() const noexcept { return description_.load(std::memory_order_acquire) != nullptr; }
+  // The description, or `otherwise` before one was set.
+  std::string description(const char* otherwise) const {
+    const std::string* text = description_.load(std::memory_order_acquire);
+    return text != nullptr ? *text : std::string(otherwise);
+  }
 
   // Whether the calling thread is inside this scope (at any depth).
   bool entered() const noexcept;
@@ -84,6 +104,7 @@ class WaitScope {
   WEFT_INITIAL_EXEC_TLS static inline thread_local constinit Inside* innermost = nullptr;
   const char* message_;
   const char* cycle_message_;
+  std::atomic<const std::string*> description_{nullptr};
 };
 
 inline bool WaitScope::entered() const noexcept {
