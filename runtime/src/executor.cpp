@@ -23,8 +23,12 @@ namespace weft {
 
 namespace {
 
-// The worker running on this thread, whichever executor it belongs to.
+// The worker running on this thread, whichever executor it belongs to (or
+// the guest it runs a job as).
 WEFT_INITIAL_EXEC_TLS thread_local WorkerContext* tls_worker = nullptr;
+
+// Its address names the thread that borrowed a guest.
+WEFT_INITIAL_EXEC_TLS thread_local char tls_borrower_mark = 0;
 
 // Rounds of looking for work (with a yield between) before a worker sleeps:
 // short gaps between bursts of work are common (futex.hpp).
@@ -90,10 +94,11 @@ struct Executor::Shared {
   boost::lockfree::queue<Job*> gpu_inbox{256};
 };
 
-WorkerContext::WorkerContext(Executor& ex, int index, Domain domain)
+WorkerContext::WorkerContext(Executor& ex, int index, Domain domain, bool guest)
     : executor_(&ex),
       index_(index),
       domain_(domain),
+      guest_(guest),
       gpu_deques_(domain == Domain::Gpu ? std::make_unique<PriorityDeques>() : nullptr),
       rng_state_(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(index + 1)),
       round_robin_cursor_(index) {}
@@ -151,6 +156,9 @@ Executor::Executor(ExecutorConfig config)
   }
   if (!pin) {
     for (auto& w : workers_) w->core_.store(-1, std::memory_order_relaxed);
+  }
+  for (int g = 0; g < config_.guests; ++g) {
+    guests_.push_back(std::unique_ptr<WorkerContext>(new WorkerContext(*this, total + g, Domain::Cpu, true)));
   }
   tracer_ = std::make_shared<Tracer>(total);
   if (const char* path = std::getenv("WEFT_TRACE"); path != nullptr && *path != '\0') {
@@ -445,7 +453,65 @@ void Executor::wait_for_no_runs() {
   sleep_on_runs_until(none, kNoRunSleepers);
 }
 
+WorkerContext* Executor::borrow_guest() noexcept {
+  for (auto& guest : guests_) {
+    const void* free = nullptr;
+    if (guest->borrower_.load(std::memory_order_relaxed) != nullptr) continue;
+    // acquire: the last borrower's use of the deques happens before ours.
+    if (guest->borrower_.compare_exchange_strong(free, &tls_borrower_mark, std::memory_order_acquire,
+                                                 std::memory_order_relaxed)) {
+      // seq_cst: before the first push's fence, so a worker that announces
+      // its sleep after that fence looks at the guests (see wake_for()).
+      guests_borrowed_.fetch_add(1, std::memory_order_seq_cst);
+      return guest.get();
+    }
+  }
+  return nullptr;
+}
+
+void Executor::return_guest(WorkerContext& guest) noexcept {
+  // Whatever its jobs pushed and nobody ran yet (a task spawned and not
+  // waited for, say) goes to the workers. The borrower is done with the
+  // deques, so whichever thread returns it may pop them.
+  while (Job* job = guest.pop_most_urgent_cpu()) submit_to_inbox(job, Domain::Cpu);
+  guest.held_observers_.reset();
+  guests_borrowed_.fetch_sub(1, std::memory_order_relaxed);
+  // release: our use of the deques happens before the next borrower's.
+  guest.borrower_.store(nullptr, std::memory_order_release);
+}
+
+bool Executor::borrowed_here(const WorkerContext& guest) noexcept {
+  return guest.borrower_.load(std::memory_order_relaxed) == &tls_borrower_mark;
+}
+
+bool Executor::run_guest_job(WorkerContext& guest) {
+  // Observers are told worker indices, and a trace has a row per worker:
+  // while someone observes, the workers run it all.
+  if (observers() != nullptr) return false;
+  Job* job = guest.pop_most_urgent_cpu();
+  if (job == nullptr) return false;
+  WorkerContext* const outer = std::exchange(tls_worker, &guest);
+  execute(guest, job);
+  tls_worker = outer;
+  if (guest.held_observers_ != nullptr) guest.drop_stale_observers();
+  return true;
+}
+
+Job* Executor::steal_from_guests() noexcept {
+  for (auto& guest : guests_) {
+    if (guest->borrower_.load(std::memory_order_relaxed) == nullptr) continue;
+    for (ChaseLevDeque<Job*>& deque : guest->cpu_deques_) {
+      if (deque.empty_hint()) continue;
+      if (auto job = deque.steal()) return *job;
+    }
+    if (Job* job = guest->take_newest_high()) return job;
+  }
+  return nullptr;
+}
+
 bool Executor::run_one(WorkerContext& worker) {
+  // A guest waiting inside one of its jobs runs no more while observed (see run_guest_job()).
+  if (worker.guest_ && observers() != nullptr) return false;
   Job* job = find_job(worker);
   if (job == nullptr) return false;
   execute(worker, job);
@@ -509,31 +575,41 @@ int Executor::next_victim(WorkerContext& w) {
 }
 
 Job* Executor::steal_from_others(WorkerContext& w, Domain domain) {
-  if (worker_count() < 2) return nullptr;
-  // GPU jobs wait only in GPU-priority workers' deques: a lone one has no victim.
-  if (domain == Domain::Gpu && gpu_worker_count() < 2) return nullptr;
-  // Topological stealing restarts from the nearest victim every round.
-  if (config_.steal_strategy == StealStrategy::topological) w.round_robin_cursor_ = 0;
-  for (int attempt = 0; attempt < steal_attempts_; ++attempt) {
-    WorkerContext& victim = *workers_[static_cast<std::size_t>(next_victim(w))];
-    WorkerContext::PriorityDeques* deques =
-        domain == Domain::Cpu ? &victim.cpu_deques_ : victim.gpu_deques_.get();
-    if (deques == nullptr) continue;              // a CPU worker has no GPU deques
-    for (ChaseLevDeque<Job*>& deque : *deques) {  // the victim's most urgent work first
-      Job* stolen = nullptr;
-      if (!deque.empty_hint()) {
-        if (auto job = deque.steal()) stolen = *job;
-      }
-      // The victim's newest High CPU job comes after its older ones.
-      if (stolen == nullptr && domain == Domain::Cpu && &deque == &deques->front()) {
-        stolen = victim.take_newest_high();
-      }
-      if (stolen != nullptr) {
-        w.steals_.add();
-        return stolen;
-      }
+  Job* stolen = nullptr;
+  if (w.guest_) {  // a guest waiting inside one of its jobs: each worker once
+    for (auto& victim : workers_) {
+      if ((stolen = steal_most_urgent(*victim, domain)) != nullptr) break;
     }
-    w.failed_steals_.add();
+  } else if (worker_count() >= 2 && (domain == Domain::Cpu || gpu_worker_count() >= 2)) {
+    // (GPU jobs wait only in GPU-priority workers' deques: a lone one has no victim.)
+    // Topological stealing restarts from the nearest victim every round.
+    if (config_.steal_strategy == StealStrategy::topological) w.round_robin_cursor_ = 0;
+    for (int attempt = 0; attempt < steal_attempts_; ++attempt) {
+      if ((stolen = steal_most_urgent(*workers_[static_cast<std::size_t>(next_victim(w))], domain)) !=
+          nullptr)
+        break;
+      w.failed_steals_.add();
+    }
+  }
+  // Then the borrowed guests' task-group callables. seq_cst: pairs with borrow_guest().
+  if (stolen == nullptr && domain == Domain::Cpu && guests_borrowed_.load(std::memory_order_seq_cst) != 0)
+    stolen = steal_from_guests();
+  if (stolen != nullptr) w.steals_.add();
+  return stolen;
+}
+
+Job* Executor::steal_most_urgent(WorkerContext& victim, Domain domain) noexcept {
+  WorkerContext::PriorityDeques* deques =
+      domain == Domain::Cpu ? &victim.cpu_deques_ : victim.gpu_deques_.get();
+  if (deques == nullptr) return nullptr;        // a CPU worker has no GPU deques
+  for (ChaseLevDeque<Job*>& deque : *deques) {  // the victim's most urgent work first
+    if (!deque.empty_hint()) {
+      if (auto job = deque.steal()) return *job;
+    }
+    // The victim's newest High CPU job comes after its older ones.
+    if (domain == Domain::Cpu && &deque == &deques->front()) {
+      if (Job* job = victim.take_newest_high()) return job;
+    }
   }
   return nullptr;
 }
@@ -602,15 +678,27 @@ std::vector<WorkerStats> Executor::stats() const {
     s.core = w->core_.load(std::memory_order_relaxed);
     out.push_back(s);
   }
+  for (const auto& g : guests_) {
+    if (g->jobs_run_.get() == 0) continue;
+    WorkerStats s;
+    s.worker = g->index_;
+    s.guest = true;
+    s.jobs_run = g->jobs_run_.get();
+    s.steals = g->steals_.get();
+    s.failed_steals = g->failed_steals_.get();
+    out.push_back(s);
+  }
   return out;
 }
 
 void Executor::reset_stats() noexcept {
-  for (auto& w : workers_) {
-    w->jobs_run_.reset();
-    w->steals_.reset();
-    w->failed_steals_.reset();
-    w->sleeps_.reset();
+  for (auto* list : {&workers_, &guests_}) {
+    for (auto& w : *list) {
+      w->jobs_run_.reset();
+      w->steals_.reset();
+      w->failed_steals_.reset();
+      w->sleeps_.reset();
+    }
   }
 }
 

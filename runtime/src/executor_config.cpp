@@ -59,6 +59,10 @@ WorkerCounts plan_workers(const ExecutorConfig& config, int cores, int cuda_devi
   } else {
     counts.cpu = std::max(1, cores - counts.gpu);
   }
+  if (config.guests < 0 || config.guests > kMaxGuests) {
+    throw std::invalid_argument("ExecutorConfig: guests must be from 0 to " + std::to_string(kMaxGuests) +
+                                ", got " + std::to_string(config.guests));
+  }
   if (counts.cpu + counts.gpu == 0) {
     throw std::invalid_argument(
         "ExecutorConfig: an executor needs at least one worker (cpu_workers and "

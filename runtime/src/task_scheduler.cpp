@@ -56,8 +56,10 @@ SchedulerCore::SchedulerCore(Executor& executor, const MemoryPool<HostSpace>& po
       pool_(pool),
       min_block_lg2_(
           pool.min_block_size() == 0 ? 0u : static_cast<unsigned>(std::countr_zero(pool.min_block_size()))),
-      shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.worker_count()))),
-      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.worker_count()))),
+      // Guests run tasks too (a task group's callable that spawns): a shard
+      // and a cache for every context.
+      shards_(std::make_unique<Shard[]>(static_cast<std::size_t>(executor.context_count()))),
+      caches_(std::make_unique<BlockCache[]>(static_cast<std::size_t>(executor.context_count()))),
       failures_(std::make_unique<FailureLog>()) {
   if (lifetimes_checked()) {
     track_memory_.store(true, std::memory_order_relaxed);
@@ -217,7 +219,7 @@ void SchedulerCore::spill(BlockCache& cache, std::size_t size_class, std::uint32
 }
 
 void SchedulerCore::flush_caches() noexcept {
-  const auto n = static_cast<std::size_t>(executor_.worker_count());
+  const auto n = static_cast<std::size_t>(executor_.context_count());
   for (std::size_t i = 0; i < n; ++i) {
     BlockCache& cache = caches_[i];
     // acquire: pairs with the release store in invoke(), so the worker's
@@ -240,7 +242,7 @@ void SchedulerCore::count_external(std::int32_t delta) noexcept {
 void SchedulerCore::read_counts(std::uint32_t& sum, std::uint64_t& version_sum) const noexcept {
   sum = 0;
   version_sum = 0;
-  const int n = executor_.worker_count();
+  const int n = executor_.context_count();
   for (int i = 0; i <= n; ++i) {
     const std::uint64_t word =
         (i < n ? shards_[static_cast<std::size_t>(i)].word : external_.word).load(std::memory_order_acquire);

@@ -73,7 +73,7 @@ TEST_CASE("Executor.stress.a_lone_outside_waiter_is_woken_by_each_end_it_waits_f
   // (no run left), a promise's future (its own word), and, through every
   // job, the workers' own sleep (a job nobody wakes a worker for never runs).
   const long rounds = weft::test::scaled(20'000);
-  weft::Executor executor(weft::test::cpu_only(2));
+  weft::Executor executor(weft::test::workers_only(2));
   std::atomic<long> step{0};
   Watchdog watchdog(step, std::chrono::seconds(weft::test::under_tsan ? 60 : 10),
                     "a_lone_outside_waiter_is_woken_by_each_end_it_waits_for");
@@ -213,10 +213,58 @@ TEST_CASE("Executor.stress.external_submission_from_4_threads.2threads") {
   CHECK(count.load() == 4 * per_thread);
 }
 
+TEST_CASE("Executor.stress.outside_threads_run_their_groups_as_guests_while_workers_steal.2threads") {
+  // More threads outside the pool than guest contexts, each running task
+  // groups over and over (some callables waiting for a nested group, some
+  // groups only destroyed, not waited for): every callable runs exactly
+  // once, whether its thread, another guest or a worker takes it, and no
+  // waiter is left asleep (the watchdog).
+  weft::Executor executor(weft::test::cpu_only(2));
+  const int threads = executor.guest_count() + 2;
+  const long rounds = weft::test::scaled(20'000, 8);
+  std::atomic<long> progress{0};
+  std::atomic<long> wrong{0};
+  Watchdog watchdog(progress, std::chrono::seconds(weft::test::under_tsan ? 60 : 10),
+                    "outside_threads_run_their_groups_as_guests_while_workers_steal");
+  std::vector<std::thread> outside;
+  for (int t = 0; t < threads; ++t) {
+    outside.emplace_back([&, t] {
+      unsigned seed = 17u + static_cast<unsigned>(t);
+      for (long round = 0; round < rounds; ++round) {
+        seed = seed * 1664525u + 1013904223u;
+        const int callables = 1 + static_cast<int>((seed >> 8) % 16);
+        std::vector<std::atomic<int>> runs(static_cast<std::size_t>(callables));
+        std::atomic<int> nested_runs{0};
+        {
+          weft::TaskGroup group(executor);
+          for (int i = 0; i < callables; ++i) {
+            group.run([&, i, s = seed + static_cast<unsigned>(i)]() mutable {
+              spin_randomly(s, 400);
+              if (s % 4 == 0) {
+                weft::TaskGroup nested(executor);
+                for (int k = 0; k < 3; ++k) nested.run([&] { nested_runs.fetch_add(1); });
+                nested.wait();
+              }
+              runs[static_cast<std::size_t>(i)].fetch_add(1);
+            });
+          }
+          if (round % 7 != 0) group.wait();  // else only the destructor waits
+        }
+        for (const auto& r : runs) wrong.fetch_add(r.load() != 1);
+        if (nested_runs.load() % 3 != 0) wrong.fetch_add(1);
+        progress.fetch_add(1);
+      }
+    });
+  }
+  for (auto& thread : outside) thread.join();
+  CHECK(wrong.load() == 0);
+  CHECK(progress.load() == threads * rounds);
+}
+
 TEST_CASE("Executor.stress.bursts_after_sleep.2threads") {
   // Work arrives in small bursts separated by pauses long enough for the
   // workers to go to sleep: every burst must still run (no lost wake-up).
-  weft::Executor executor(weft::test::cpu_only(2));
+  weft::Executor executor(weft::test::workers_only(2));
   std::atomic<long> count{0};
   const int bursts = weft::test::under_tsan ? 50 : 200;
   for (int b = 0; b < bursts; ++b) {
@@ -248,8 +296,12 @@ TEST_CASE("Executor.stress.push_from_a_worker_wakes_a_sleeping_worker.2threads")
   // Each round starts with both workers asleep. One wakes for a job that
   // pushes a second job onto its own deque and then waits for that one to
   // have run: only the other worker can run it, so the push must wake it.
-  // A lost wake-up leaves the first job waiting until its deadline.
-  weft::Executor executor(weft::test::cpu_only(2));
+  // A lost wake-up leaves the first job waiting until its deadline. A third
+  // kind of round runs the group on an executor with guests, where the first
+  // job may run on this thread and push onto its guest: a worker must wake
+  // to steal the second.
+  weft::Executor executor(weft::test::workers_only(2));
+  weft::Executor with_guests(weft::test::cpu_only(2));
   const weft::MemoryPool<weft::HostSpace> pool(weft::HostSpace{}, std::size_t{1} << 20);
   const weft::TaskScheduler sched(executor, pool);
   const int rounds = weft::test::under_tsan ? 30 : 150;
@@ -257,9 +309,9 @@ TEST_CASE("Executor.stress.push_from_a_worker_wakes_a_sleeping_worker.2threads")
   for (int round = 0; round < rounds; ++round) {
     std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the workers go to sleep
     std::atomic<bool> second_ran{false};
-    if (round % 2 == 0) {
+    if (round % 3 != 1) {
       // Through the Executor (TaskGroup).
-      weft::TaskGroup group(executor);
+      weft::TaskGroup group(round % 3 == 0 ? executor : with_guests);
       group.run([&] {
         group.run([&] { second_ran.store(true, std::memory_order_release); });
         if (!spin_until_set(second_ran)) timeouts.fetch_add(1);

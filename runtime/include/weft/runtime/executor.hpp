@@ -16,7 +16,10 @@
 //
 // Threads outside the pool submit through lock-free MPMC queues; workers push
 // onto their own deques. Waiting on a worker thread never idles it: it keeps
-// running other ready jobs until what it waits for is done.
+// running other ready jobs until what it waits for is done. A thread outside
+// the pool that runs a TaskGroup borrows a guest context (borrow_guest()),
+// whose deque the workers steal from and whose leftovers it runs itself
+// while it waits, as oneTBB's waiting threads do.
 #pragma once
 
 #include <array>
@@ -60,6 +63,10 @@ class WorkerContext {
   int index() const noexcept { return index_; }
   Domain domain() const noexcept { return domain_; }
   Executor& executor() const noexcept { return *executor_; }
+  // A guest is a thread outside the pool running jobs while it waits for a
+  // TaskGroup it ran (Executor::borrow_guest()); its index() is
+  // worker_count() or more, and its domain CPU.
+  bool guest() const noexcept { return guest_; }
 
   // The observers attached to this worker's executor (observer.hpp), or
   // null: the one check a job makes while nobody observes. A job reads it
@@ -116,11 +123,15 @@ class WorkerContext {
 
  private:
   friend class Executor;
-  WorkerContext(Executor& ex, int index, Domain domain);
+  WorkerContext(Executor& ex, int index, Domain domain, bool guest = false);
 
   Executor* executor_;
   int index_;
   Domain domain_;
+  bool guest_;
+  // A guest's borrower: the address of a thread-local of the thread that
+  // borrowed it, null while it is free.
+  std::atomic<const void*> borrower_{nullptr};
   // One deque per priority, most urgent first.
   using PriorityDeques = std::array<ChaseLevDeque<Job*>, kTaskPriorities>;
   PriorityDeques cpu_deques_;
@@ -215,6 +226,11 @@ class Executor {
   int worker_count() const noexcept { return static_cast<int>(workers_.size()); }
   int cpu_worker_count() const noexcept { return cpu_workers_; }
   int gpu_worker_count() const noexcept { return worker_count() - cpu_workers_; }
+  // Guest contexts (ExecutorConfig::guests). WorkerContext indices run from
+  // 0 to context_count() - 1: the workers, then the guests; per-worker
+  // state that guests' jobs may touch is sized by context_count().
+  int guest_count() const noexcept { return static_cast<int>(guests_.size()); }
+  int context_count() const noexcept { return worker_count() + guest_count(); }
   const DeviceRegistry& devices() const noexcept { return devices_; }
   // For errors about GPU work on an executor without GPU-priority workers:
   // "has none (why); give it some with ..." (the config fields that fix it).
@@ -297,6 +313,23 @@ class Executor {
   // wait on a worker thread; returns whether a job ran.
   bool run_one(WorkerContext& worker);
 
+  // Guests (docs/waiting.md): a thread outside the pool borrows a context
+  // without a thread of its own, pushes its work onto that context's deques
+  // (WorkerContext::push), which idle workers steal from, and, while it
+  // waits, runs what is left there itself (help_as_guest()). borrow_guest()
+  // answers null when all guests (ExecutorConfig::guests) are borrowed; the borrowing thread
+  // alone pushes onto a guest and runs its jobs (borrowed_here()).
+  // return_guest() hands what is still on its deques to the workers.
+  WorkerContext* borrow_guest() noexcept;
+  void return_guest(WorkerContext& guest) noexcept;
+  static bool borrowed_here(const WorkerContext& guest) noexcept;
+  // On the thread that borrowed `guest`: runs the jobs on its deques, newest
+  // first, until done() or until they are empty, with the calling thread
+  // counted as the guest (this_worker(), current_worker()) during each.
+  // Runs nothing while observers are attached: they know only the workers.
+  template <class Pred>
+  void help_as_guest(WorkerContext& guest, Pred done);
+
  private:
   friend class WorkerContext;
   struct Shared;  // lock-free submission queues (Boost.Lockfree), kept out of this header
@@ -348,9 +381,15 @@ class Executor {
   }
 
   void worker_main(WorkerContext& worker);
+  // One job from a guest's own deques, run with the calling thread as the
+  // guest; false when there is none or observers are attached.
+  bool run_guest_job(WorkerContext& guest);
+  Job* steal_from_guests() noexcept;
   Job* find_job(WorkerContext& worker);
   void submit_to_inbox(Job* job, Domain domain);
   Job* steal_from_others(WorkerContext& worker, Domain domain);
+  // One job of `victim`'s deques of `domain`, the most urgent first, or null.
+  static Job* steal_most_urgent(WorkerContext& victim, Domain domain) noexcept;
   int next_victim(WorkerContext& worker);
   void execute(WorkerContext& worker, Job* job);
   void wake_for(Domain domain) noexcept;
@@ -360,10 +399,13 @@ class Executor {
   int cpu_workers_ = 0;
   int steal_attempts_ = 0;
   std::vector<std::unique_ptr<WorkerContext>> workers_;
+  std::vector<std::unique_ptr<WorkerContext>> guests_;  // indexed after the workers
   std::unique_ptr<Shared> shared_;
   EventCount cpu_sleep_;  // CPU-priority workers sleep here
   EventCount gpu_sleep_;  // GPU-priority workers sleep here
   std::atomic<bool> stopping_{false};
+  // How many guests are borrowed: idle workers look at guests only then.
+  alignas(64) std::atomic<int> guests_borrowed_{0};
   alignas(64) std::atomic<std::uint64_t> runs_{0};
   std::atomic<std::uint64_t> run_epochs_{0};  // beside runs_: begin_run() and end_run() touch both
   alignas(64) std::atomic<std::uint32_t> completions_{0};
@@ -514,6 +556,12 @@ bool Executor::wait_without_sleeping(Pred& done) {
     std::this_thread::yield();
   }
   return false;
+}
+
+template <class Pred>
+void Executor::help_as_guest(WorkerContext& guest, Pred done) {
+  while (!done() && run_guest_job(guest)) {
+  }
 }
 
 template <class Pred>

@@ -52,6 +52,10 @@ struct ExecutorConfig {
   // Victims tried per round before a worker goes back to its own deques and,
   // after a few empty rounds, to sleep. automatic: twice the worker count.
   int steal_attempts = automatic;
+  // Threads outside the pool that may, at once, run their TaskGroups'
+  // callables themselves while they wait (guests; docs/waiting.md), from 0
+  // (the workers run every callable) to kMaxGuests.
+  int guests = 4;
 
   // `workers` CPU workers and nothing else: no GPU-priority workers, no
   // virtual devices, no CUDA (what tests and CPU benchmarks race against
@@ -73,6 +77,8 @@ struct ExecutorConfig {
 // and the largest count it may ask for.
 inline constexpr const char* kNumThreadsVariable = "WEFT_NUM_THREADS";
 inline constexpr int kMaxNumThreads = 4096;
+// The most guests (ExecutorConfig::guests) an executor keeps.
+inline constexpr int kMaxGuests = 64;
 
 // WEFT_NUM_THREADS's value: nullopt when `value` is null or empty (unset),
 // else the count. Throws std::invalid_argument naming the variable and the

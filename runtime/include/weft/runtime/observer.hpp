@@ -54,7 +54,11 @@ struct SuccessorRow {
 // job, or one helper job of a parallel loop, entered or left.
 struct NodeEvent {
   std::int64_t time_ns = 0;  // observer_clock() when it began, or ended
-  int worker = -1;           // the index of the worker running it
+  // The index of the worker running it. worker_count() or more is a thread
+  // outside the pool running a task group's job as a guest (task_group.hpp);
+  // guests run nothing while observers are attached, so only a job begun
+  // as they were attached reports one (a Tracer drops it).
+  int worker = -1;
   Domain domain = Domain::Cpu;
   std::int64_t node = -1;     // its index in its graph; -1 for jobs that are not graph nodes
   const char* name = "node";  // never null; valid until this node's on_node_end returns (copy what you keep)

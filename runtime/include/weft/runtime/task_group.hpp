@@ -16,6 +16,14 @@
 // then abandoned: its callables not started yet are skipped (so that the
 // destructor's wait does not nest another level for each), and run() throws.
 //
+// A thread outside the pool that run()s callables hands them to a guest
+// context it borrows (Executor::borrow_guest()): idle workers steal them
+// from there, and its wait() runs those still left, newest first, itself,
+// as a worker would (Executor::this_worker() then answers the guest, whose
+// index() is worker_count() or more). So a callable may run on the thread
+// that waits. While observers are attached, or when all guests are
+// borrowed, the workers run them all.
+//
 // Each run() allocates its job on the heap; the pool-backed, allocation-free
 // path is the task-DAG's TaskScheduler.
 #pragma once
@@ -40,7 +48,10 @@ class TaskGroup {
 
   // Waits for outstanding callables; an exception not collected by wait() is dropped.
   ~TaskGroup() {
-    executor_.wait_until_run_ends([this] { return pending() == 0; });
+    wait_for_callables();
+    // Nobody run()s any more: whichever thread destroys the group returns the guest.
+    if (WorkerContext* guest = guest_.exchange(nullptr, std::memory_order_acquire))
+      executor_.return_guest(*guest);
   }
 
   template <class F>
@@ -62,7 +73,13 @@ class TaskGroup {
       if (odd != ((before & kOddEpoch) != 0)) pending_.fetch_xor(kOddEpoch, std::memory_order_relaxed);
     }
     try {
-      executor_.submit(job, domain);
+      WorkerContext* guest =
+          domain == Domain::Cpu && Executor::current_worker() == nullptr ? guest_here() : nullptr;
+      if (guest != nullptr) {
+        guest->push(job);
+      } else {
+        executor_.submit(job, domain);
+      }
     } catch (...) {
       delete job;
       finish_one();
@@ -76,7 +93,13 @@ class TaskGroup {
       abandoned_.store(true, std::memory_order_relaxed);
       WorkerContext::refuse_nested_wait("TaskGroup::wait");
     }
-    executor_.wait_until_run_ends([this] { return pending() == 0; });
+    wait_for_callables();
+    // The guest goes back once its borrower waited: other threads may use it.
+    if (WorkerContext* guest = guest_.load(std::memory_order_relaxed);
+        guest != nullptr && Executor::borrowed_here(*guest) && Executor::current_worker() == nullptr) {
+      guest_.store(nullptr, std::memory_order_relaxed);
+      executor_.return_guest(*guest);
+    }
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error = std::exchange(error_, nullptr);
       has_error_.store(false, std::memory_order_relaxed);
@@ -112,6 +135,35 @@ class TaskGroup {
     TaskGroup* group;
   };
 
+  // The guest the calling thread (outside the pool) pushes onto: the
+  // group's, borrowed on its first such run(), when this thread borrowed it.
+  WorkerContext* guest_here() noexcept {
+    // acquire: pairs with the release below, for the guest's borrower.
+    WorkerContext* guest = guest_.load(std::memory_order_acquire);
+    if (guest == nullptr) {
+      guest = executor_.borrow_guest();
+      if (guest == nullptr) return nullptr;  // all borrowed: the submission queue
+      WorkerContext* none = nullptr;
+      if (!guest_.compare_exchange_strong(none, guest, std::memory_order_acq_rel,
+                                          std::memory_order_acquire)) {
+        executor_.return_guest(*guest);  // another thread's run() borrowed one first
+        guest = none;
+      }
+    }
+    return Executor::borrowed_here(*guest) ? guest : nullptr;
+  }
+
+  // Until no callable is pending; the borrower of the group's guest runs
+  // those left on it meanwhile.
+  void wait_for_callables() {
+    const auto done = [this] { return pending() == 0; };
+    if (WorkerContext* guest = guest_.load(std::memory_order_acquire);
+        guest != nullptr && Executor::borrowed_here(*guest) && Executor::current_worker() == nullptr) {
+      executor_.help_as_guest(*guest, done);
+    }
+    executor_.wait_until_run_ends(done);
+  }
+
   void capture(std::exception_ptr error) noexcept {
     // The first exception wins. Its write to error_ happens before wait()
     // reads it: finish_one()'s acq_rel decrement follows it in this thread.
@@ -142,7 +194,8 @@ class TaskGroup {
       "returns (it would wait forever); break the cycle, or wait for the group outside its jobs"};
   std::atomic<std::int64_t> pending_{0};
   std::atomic<bool> has_error_{false};
-  std::atomic<bool> abandoned_{false};  // see the file's comment
+  std::atomic<bool> abandoned_{false};          // see the file's comment
+  std::atomic<WorkerContext*> guest_{nullptr};  // borrowed by the first run() from outside the pool
   std::exception_ptr error_;
 };
 

@@ -21,6 +21,10 @@ struct WorkerStats {
   unsigned long long failed_steals = 0;  // steal attempts that found nothing
   unsigned long long sleeps = 0;         // times it went to sleep for lack of work
   int core = -1;                         // the core it is pinned to through hwloc (-1: unpinned)
+  // A guest: a thread outside the pool that ran jobs of its TaskGroups while
+  // it waited (Executor::borrow_guest()). stats() lists the workers, then
+  // the guests that ran a job since the last reset_stats().
+  bool guest = false;
 };
 
 // A counter one thread writes and any thread may read: relaxed load+store

@@ -86,12 +86,13 @@ ChunkPlan plan_chunks(const Policy& policy, const Executor& executor) noexcept {
 }
 
 // Helper jobs worth starting for `chunks` chunks: one per worker other than
-// the caller, and no more than the chunks the caller leaves to others.
+// the caller (a guest is not one of them), and no more than the chunks the
+// caller leaves to others.
 inline int helper_count(const Executor& executor, std::uint64_t chunks) noexcept {
   if (chunks <= 1) return 0;
   const WorkerContext* caller = executor.this_worker();
-  const bool caller_is_counted =
-      caller != nullptr && (executor.cpu_worker_count() == 0 || caller->domain() == Domain::Cpu);
+  const bool caller_is_counted = caller != nullptr && !caller->guest() &&
+                                 (executor.cpu_worker_count() == 0 || caller->domain() == Domain::Cpu);
   const int others = parallel_width(executor) - (caller_is_counted ? 1 : 0);
   return static_cast<int>(
       std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max(others, 0)), chunks - 1));
