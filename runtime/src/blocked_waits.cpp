@@ -22,8 +22,9 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry r;  // never destroyed before a thread that waits
-  return r;
+  // Never destroyed: a thread may still wait while static destructors run.
+  static Registry* const r = new Registry;
+  return *r;
 }
 
 bool holds(const std::vector<const WaitScope*>& scopes, const WaitScope* s) {
