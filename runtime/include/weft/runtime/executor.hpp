@@ -410,7 +410,9 @@ class Executor {
   std::atomic<std::uint64_t> run_epochs_{0};  // beside runs_: begin_run() and end_run() touch both
   alignas(64) std::atomic<std::uint32_t> completions_{0};
   std::atomic<std::uint32_t> external_waiters_{0};
-  std::mutex epoch_turn_;  // one wait_for_all() turns the generation at a time
+  // One wait_for_all() turns the generation at a time. On a line of its
+  // own: locking it must not bounce the completion count's line.
+  alignas(64) std::mutex epoch_turn_;
 
   // Observers: the published list (null: none), for the check every job
   // makes, on a line of its own, away from the counters above; and the
