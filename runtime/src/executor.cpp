@@ -500,11 +500,7 @@ bool Executor::run_guest_job(WorkerContext& guest) {
 Job* Executor::steal_from_guests() noexcept {
   for (auto& guest : guests_) {
     if (guest->borrower_.load(std::memory_order_relaxed) == nullptr) continue;
-    for (ChaseLevDeque<Job*>& deque : guest->cpu_deques_) {
-      if (deque.empty_hint()) continue;
-      if (auto job = deque.steal()) return *job;
-    }
-    if (Job* job = guest->take_newest_high()) return job;
+    if (Job* job = steal_most_urgent(*guest, Domain::Cpu)) return job;
   }
   return nullptr;
 }
