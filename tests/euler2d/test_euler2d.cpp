@@ -230,6 +230,29 @@ TEST_CASE("Euler2d.field_is_bitwise_the_same_for_every_split_and_layout") {
   }
 }
 
+TEST_CASE("Euler2d.a_step_is_two_launches_per_device_without_neighbours_and_four_with_them") {
+  // One step: the wave-speed reduction; two host nodes (its finish and the
+  // time step); then boundaries, padding copies and both sweeps; then the
+  // host's advance. Each device launches its reduction, and then what
+  // follows the time step, split once per halo exchange with a neighbour
+  // device (docs/device_plans.md): whatever the blocks per device.
+  const std::size_t splits[][2] = {{1, 1}, {1, 4}, {2, 1}, {4, 1}, {8, 1}, {4, 3}};
+  for (const auto& s : splits) {
+    CAPTURE(s[0]);
+    CAPTURE(s[1]);
+    const Solver<StridedView> solver(shock_bubble(64, 32, s[0], s[1]));
+    const weft::DevicePlan plan = solver.graph().device_plan();
+    REQUIRE(plan.devices().size() == s[0]);
+    for (const int d : plan.devices()) {
+      CAPTURE(d);
+      const weft::DevicePlanCounts c = plan.counts(d);
+      CHECK(c.launches == (s[0] == 1 ? 2 : 4));
+      CHECK(c.callbacks == 2);  // the reduction's finish and the advance wait
+      CHECK(c.waits == (s[0] == 1 ? 0 : (d == 0 || d == static_cast<int>(s[0]) - 1 ? 2 : 4)));
+    }
+  }
+}
+
 TEST_CASE("Euler2d.shock_bubble_is_mirror_symmetric_about_its_axis") {
   // The set-up is symmetric about y = 0.5, and FORCE treats mirrored cells
   // with mirrored arithmetic (sums in swapped order, differences negated,

@@ -94,6 +94,7 @@
 #include <weft/graph/detail/partitioned_op.hpp>
 #include <weft/graph/detail/run_state.hpp>
 #include <weft/graph/detail/tensor_operations.hpp>
+#include <weft/graph/device_plan.hpp>
 #include <weft/graph/gpu_node.hpp>
 #include <weft/graph/node_kind.hpp>
 #include <weft/graph/node_work.hpp>
@@ -378,6 +379,10 @@ class Graph {
   std::vector<int> levels() const;
   // Throws std::invalid_argument naming the nodes of a strong cycle, if any.
   void validate() const;
+  // Its device nodes grouped into what one launch per device covers
+  // (device_plan.hpp, docs/device_plans.md); throws as validate() does.
+  // A subgraph node counts as a host node: its graph has a plan of its own.
+  DevicePlan device_plan() const;
 
   nlohmann::json to_json() const;
   std::string to_dot() const;

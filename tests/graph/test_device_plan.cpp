@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Device plans (device_plan.hpp): how a graph's device nodes group into
+// segments, one launch per device each. Plans are plain data, so these
+// tests need no GPU: on_gpu nodes on any device number stand for kernels.
+#include <weft/graph/graph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using NodeId = weft::Graph::NodeId;
+
+void queue_nothing(weft::GpuStream /*stream*/, int /*value*/) {}
+
+// A node with no edges yet: emplace() with no level before it adds none.
+NodeId kernel(weft::Graph& g, int device) { return g.emplace(weft::on_gpu(device, queue_nothing, 0)).last(); }
+NodeId host(weft::Graph& g) {
+  return g.emplace([] {}).last();
+}
+
+// Whether the units (segments, and host nodes each on its own) and the
+// edges between them form a DAG, and every edge between two segments goes
+// from an earlier to a later one in launch order.
+bool units_are_acyclic_in_launch_order(const weft::Graph& g, const weft::DevicePlan& plan) {
+  const std::size_t segments = plan.segments.size();
+  auto unit = [&](NodeId id) {
+    const int s = plan.segment_of[static_cast<std::size_t>(id)];
+    return s >= 0 ? static_cast<std::size_t>(s) : segments + static_cast<std::size_t>(id);
+  };
+  std::vector<std::set<std::size_t>> next(segments + g.size());
+  for (const weft::Graph::Edge& e : g.edges()) {
+    const std::size_t a = unit(e.first), b = unit(e.second);
+    if (a == b) continue;
+    if (a < segments && b < segments && a > b) return false;
+    next[a].insert(b);
+  }
+  std::vector<int> state(next.size(), 0);  // 0 unvisited, 1 on the path, 2 done
+  std::function<bool(std::size_t)> acyclic_from = [&](std::size_t u) {
+    state[u] = 1;
+    for (const std::size_t v : next[u]) {
+      if (state[v] == 1) return false;
+      if (state[v] == 0 && !acyclic_from(v)) return false;
+    }
+    state[u] = 2;
+    return true;
+  };
+  for (std::size_t u = 0; u < next.size(); ++u)
+    if (state[u] == 0 && !acyclic_from(u)) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("DevicePlan.a_graph_without_device_nodes_has_no_segments") {
+  weft::Graph g;
+  g.emplace([] {}).then([] {}).then([] {});
+  const weft::DevicePlan plan = g.device_plan();
+  CHECK(plan.segments.empty());
+  CHECK(plan.segment_of == std::vector<int>{-1, -1, -1});
+  CHECK(plan.counts().launches == 0);
+}
+
+TEST_CASE("DevicePlan.kernels_between_host_nodes_make_one_segment_per_device") {
+  weft::Graph g;
+  g.emplace([] {}).named("before");
+  g.then(weft::on_gpu(0, queue_nothing, 1), weft::on_gpu(1, queue_nothing, 2)).named("first");
+  g.then(weft::on_gpu(0, queue_nothing, 3), weft::on_gpu(1, queue_nothing, 4)).named("second");
+  g.then([] {}).named("after");
+  const weft::DevicePlan plan = g.device_plan();
+  // then() joins every node of a level to every one of the next, so the
+  // second level waits for both devices' first kernels: a device change.
+  REQUIRE(plan.segments.size() == 4);
+  CHECK(plan.devices() == std::vector<int>{0, 1});
+  CHECK(plan.counts(0).launches == 2);
+  CHECK(plan.counts(1).launches == 2);
+  CHECK(plan.counts(0).waits == 1);
+  CHECK(plan.counts(0).records == 1);
+  CHECK(plan.counts(0).callbacks == 1);  // only the second level feeds "after"
+  CHECK(units_are_acyclic_in_launch_order(g, plan));
+}
+
+TEST_CASE("DevicePlan.a_chain_on_one_device_is_one_launch_whatever_its_length") {
+  for (const int length : {1, 2, 7, 100}) {
+    CAPTURE(length);
+    weft::Graph g;
+    host(g);
+    NodeId last = 0;
+    for (int i = 0; i < length; ++i) {
+      const NodeId k = kernel(g, 3);
+      g.add_edge(last, k);
+      last = k;
+    }
+    const NodeId end = host(g);
+    g.add_edge(last, end);
+    const weft::DevicePlan plan = g.device_plan();
+    REQUIRE(plan.segments.size() == 1);
+    const weft::DeviceSegment& s = plan.segments[0];
+    CHECK(s.device == 3);
+    CHECK(s.phase == 1);  // after one host node
+    CHECK(s.round == 0);
+    CHECK(s.nodes.size() == static_cast<std::size_t>(length));
+    CHECK(s.callback);
+    CHECK_FALSE(s.records);
+    CHECK(plan.counts(3).launches == 1);
+    CHECK(plan.counts(3).nodes == length);
+  }
+}
+
+TEST_CASE("DevicePlan.a_host_node_between_kernels_splits_their_segment") {
+  weft::Graph g;
+  const NodeId a = kernel(g, 0);
+  const NodeId h = host(g);
+  const NodeId b = kernel(g, 0);
+  const NodeId c = kernel(g, 0);  // beside the host node: stays with a
+  g.add_edge(a, h);
+  g.add_edge(h, b);
+  g.add_edge(a, c);
+  const weft::DevicePlan plan = g.device_plan();
+  REQUIRE(plan.segments.size() == 2);
+  CHECK(plan.segment_of[static_cast<std::size_t>(a)] == 0);
+  CHECK(plan.segment_of[static_cast<std::size_t>(c)] == 0);
+  CHECK(plan.segment_of[static_cast<std::size_t>(b)] == 1);
+  CHECK(plan.segments[0].callback);  // h and the pass's end (c is a sink) wait for it
+  CHECK(plan.segments[1].phase == 1);
+  CHECK(plan.counts(0).launches == 2);
+}
+
+TEST_CASE("DevicePlan.two_devices_that_wait_for_each_other_never_form_a_cycle_of_segments") {
+  // a (device 0) -> b (device 1) and x (device 1) -> y (device 0): grouping
+  // by device alone would put a and y in one segment and b and x in
+  // another, each waiting for the other.
+  weft::Graph g;
+  const NodeId a = kernel(g, 0);
+  const NodeId b = kernel(g, 1);
+  const NodeId x = kernel(g, 1);
+  const NodeId y = kernel(g, 0);
+  g.add_edge(a, b);
+  g.add_edge(x, y);
+  const weft::DevicePlan plan = g.device_plan();
+  CHECK(plan.segments.size() == 4);
+  CHECK(plan.segments[static_cast<std::size_t>(plan.segment_of[static_cast<std::size_t>(b)])].waits_for ==
+        std::vector<int>{plan.segment_of[static_cast<std::size_t>(a)]});
+  CHECK(units_are_acyclic_in_launch_order(g, plan));
+}
+
+TEST_CASE("DevicePlan.a_halo_exchange_between_devices_starts_a_round") {
+  // Per device d: fill(d) -> copy into d (after both neighbours' fills) -> sweep(d).
+  constexpr int kDevices = 4;
+  weft::Graph g;
+  std::vector<NodeId> fill, copy, sweep;
+  for (int d = 0; d < kDevices; ++d) fill.push_back(kernel(g, d));
+  for (int d = 0; d < kDevices; ++d) {
+    copy.push_back(kernel(g, d));
+    for (int from = d - 1; from <= d + 1; ++from)
+      if (from >= 0 && from < kDevices) g.add_edge(fill[static_cast<std::size_t>(from)], copy.back());
+    sweep.push_back(kernel(g, d));
+    g.add_edge(copy.back(), sweep.back());
+  }
+  const weft::DevicePlan plan = g.device_plan();
+  for (int d = 0; d < kDevices; ++d) {
+    CAPTURE(d);
+    const weft::DevicePlanCounts c = plan.counts(d);
+    CHECK(c.launches == 2);  // the fill, then the copy and the sweep
+    CHECK(c.records == 1);
+    CHECK(c.waits == (d == 0 || d == kDevices - 1 ? 1 : 2));
+    CHECK(c.callbacks == 1);
+    const auto ds = static_cast<std::size_t>(d);
+    CHECK(plan.segment_of[static_cast<std::size_t>(copy[ds])] ==
+          plan.segment_of[static_cast<std::size_t>(sweep[ds])]);
+    CHECK(
+        plan.segments[static_cast<std::size_t>(plan.segment_of[static_cast<std::size_t>(copy[ds])])].round ==
+        1);
+  }
+  CHECK(units_are_acyclic_in_launch_order(g, plan));
+}
+
+TEST_CASE("DevicePlan.two_choices_of_a_condition_never_share_a_segment") {
+  weft::Graph g;
+  const NodeId start = kernel(g, 0);
+  g.then(weft::make_branch([] { return 0; })).named("which");
+  const NodeId which = g.last();
+  const NodeId left = kernel(g, 0);
+  const NodeId right = kernel(g, 0);
+  const NodeId left_next = kernel(g, 0);
+  g.add_edge(which, left);
+  g.add_edge(which, right);
+  g.add_edge(left, left_next);
+  (void)start;
+  const weft::DevicePlan plan = g.device_plan();
+  const auto seg = [&](NodeId id) { return plan.segment_of[static_cast<std::size_t>(id)]; };
+  CHECK(seg(left) != seg(right));
+  CHECK(seg(left) == seg(left_next));  // what follows a choice stays with it
+  CHECK(seg(start) != seg(left));      // the condition node is a host node between them
+  CHECK(plan.segments.size() == 3);
+}
+
+TEST_CASE("DevicePlan.random_graphs_keep_every_edge_and_contract_to_a_dag") {
+  std::mt19937 rng(20261129);
+  for (int trial = 0; trial < 200; ++trial) {
+    CAPTURE(trial);
+    weft::Graph g;
+    const int n = 2 + static_cast<int>(rng() % 40);
+    const int devices = 1 + static_cast<int>(rng() % 4);
+    std::vector<int> device(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      device[static_cast<std::size_t>(i)] = rng() % 4 == 0 ? -1 : static_cast<int>(rng() % devices);
+      if (device[static_cast<std::size_t>(i)] < 0)
+        host(g);
+      else
+        kernel(g, device[static_cast<std::size_t>(i)]);
+    }
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (rng() % 6 == 0) g.add_edge(i, j);
+    const weft::DevicePlan plan = g.device_plan();
+    REQUIRE(plan.segment_of.size() == static_cast<std::size_t>(n));
+    std::size_t planned = 0;
+    for (std::size_t s = 0; s < plan.segments.size(); ++s) {
+      const weft::DeviceSegment& seg = plan.segments[s];
+      planned += seg.nodes.size();
+      for (const NodeId id : seg.nodes) {
+        CHECK(device[static_cast<std::size_t>(id)] == seg.device);
+        CHECK(plan.segment_of[static_cast<std::size_t>(id)] == static_cast<int>(s));
+      }
+    }
+    std::size_t device_nodes = 0;
+    for (const int d : device) device_nodes += d >= 0 ? 1 : 0;
+    CHECK(planned == device_nodes);
+    for (int i = 0; i < n; ++i)
+      CHECK((plan.segment_of[static_cast<std::size_t>(i)] < 0) == (device[static_cast<std::size_t>(i)] < 0));
+    // Every edge between segments of two devices is an event wait.
+    for (const weft::Graph::Edge& e : g.edges()) {
+      const int a = plan.segment_of[static_cast<std::size_t>(e.first)];
+      const int b = plan.segment_of[static_cast<std::size_t>(e.second)];
+      if (a < 0 || b < 0) continue;
+      if (a == b) {  // the segment's order keeps the edge
+        const std::vector<NodeId>& order = plan.segments[static_cast<std::size_t>(a)].nodes;
+        CHECK(std::find(order.begin(), order.end(), e.first) <
+              std::find(order.begin(), order.end(), e.second));
+        continue;
+      }
+      const weft::DeviceSegment& later = plan.segments[static_cast<std::size_t>(b)];
+      if (plan.segments[static_cast<std::size_t>(a)].device == later.device) continue;
+      CHECK(std::count(later.waits_for.begin(), later.waits_for.end(), a) == 1);
+      CHECK(plan.segments[static_cast<std::size_t>(a)].records);
+    }
+    // A device's segments follow each other; its last one calls back.
+    for (std::size_t s = 0; s < plan.segments.size(); ++s) {
+      int previous = -1;
+      bool last = true;
+      for (std::size_t t = 0; t < plan.segments.size(); ++t) {
+        if (plan.segments[t].device != plan.segments[s].device) continue;
+        if (t < s) previous = static_cast<int>(t);
+        if (t > s) last = false;
+      }
+      CHECK(plan.segments[s].previous == previous);
+      if (last) CHECK(plan.segments[s].callback);
+    }
+    // A host node hears from the last segment of each device it waits for.
+    for (int h = 0; h < n; ++h) {
+      if (device[static_cast<std::size_t>(h)] >= 0) continue;
+      std::vector<int> latest(static_cast<std::size_t>(devices), -1);
+      for (const weft::Graph::Edge& e : g.edges()) {
+        const int a = plan.segment_of[static_cast<std::size_t>(e.first)];
+        if (e.second != h || a < 0) continue;
+        int& l = latest[static_cast<std::size_t>(plan.segments[static_cast<std::size_t>(a)].device)];
+        l = std::max(l, a);
+      }
+      for (const int l : latest)
+        if (l >= 0) CHECK(plan.segments[static_cast<std::size_t>(l)].callback);
+    }
+    CHECK(units_are_acyclic_in_launch_order(g, plan));
+  }
+}
+
+TEST_CASE("DevicePlan.describe_prints_one_line_per_segment") {
+  weft::Graph g;
+  const NodeId a = kernel(g, 0);
+  const NodeId b = kernel(g, 1);
+  g.add_edge(a, b);
+  CHECK(g.device_plan().describe() ==
+        "segment 0: device 0 phase 0 round 0: 1 node, records, callback\n"
+        "segment 1: device 1 phase 0 round 1: 1 node, waits for 0, callback\n");
+}
+
+TEST_CASE("DevicePlan.a_cycle_is_named_as_validate_names_it") {
+  weft::Graph g;
+  g.emplace([] {}).named("a");
+  g.then(weft::on_gpu(0, queue_nothing, 1)).named("b");
+  g.add_edge("b", "a");
+  CHECK_THROWS_WITH_AS((void)g.device_plan(), doctest::Contains("has a cycle: 'b' -> 'a' -> 'b'"),
+                       std::invalid_argument);
+}
