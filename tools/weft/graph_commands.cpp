@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// `weft graph summary|dot|validate FILE`: graphs as Graph::to_json() writes
-// them (docs/graph-json.md).
+// `weft graph summary|dot|validate|plan FILE`: graphs as Graph::to_json()
+// writes them (docs/graph-json.md).
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph_summary.hpp"
+#include "table.hpp"
 #include "tool.hpp"
 
 namespace weft::tool {
@@ -97,6 +99,79 @@ void add_validate(CLI::App& graph_command) {
   });
 }
 
+nlohmann::json plan_to_json(const std::string& file, const DevicePlan& plan) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const int d : plan.devices()) {
+    const DevicePlanCounts c = plan.counts(d);
+    devices.push_back({{"device", d},
+                       {"launches", c.launches},
+                       {"records", c.records},
+                       {"waits", c.waits},
+                       {"callbacks", c.callbacks},
+                       {"nodes", c.nodes}});
+  }
+  nlohmann::json segments = nlohmann::json::array();
+  for (const DeviceSegment& s : plan.segments) {
+    segments.push_back({{"device", s.device},
+                        {"phase", s.phase},
+                        {"round", s.round},
+                        {"nodes", s.nodes},
+                        {"waits_for", s.waits_for},
+                        {"previous", s.previous},
+                        {"records", s.records},
+                        {"callback", s.callback}});
+  }
+  return {{"file", file}, {"devices", std::move(devices)}, {"segments", std::move(segments)}};
+}
+
+void print_plan(std::ostream& out, const std::string& file, const DevicePlan& plan) {
+  const std::vector<int> devices = plan.devices();
+  out << file << ": " << plan.segments.size() << " segments on " << devices.size()
+      << (devices.size() == 1 ? " device" : " devices") << " a pass (one launch each)\n";
+  if (devices.empty()) return;
+  Table table({"device", "launches", "records", "waits", "callbacks", "nodes"}, "rrrrrr");
+  for (const int d : devices) {
+    const DevicePlanCounts c = plan.counts(d);
+    table.add_row({std::to_string(d), std::to_string(c.launches), std::to_string(c.records),
+                   std::to_string(c.waits), std::to_string(c.callbacks), std::to_string(c.nodes)});
+  }
+  table.print(out);
+  std::string lines = plan.describe();
+  std::size_t start = 0;
+  while (start < lines.size()) {  // indented like the table
+    const std::size_t end = lines.find('\n', start);
+    out << "  " << lines.substr(start, end - start + 1);
+    start = end + 1;
+  }
+}
+
+void add_plan(CLI::App& graph_command) {
+  struct Options {
+    std::string file;
+    bool json = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* plan = graph_command.add_subcommand(
+      "plan",
+      "Print the graph's device plan (docs/device_plans.md): its device nodes grouped into segments, "
+      "one launch per device each, with the launches, event records, event waits and host callbacks "
+      "of each device a pass, then one line per segment in launch order.");
+  plan->add_option("FILE", options->file, kFileHelp)->required();
+  plan->add_flag("--json", options->json, "print the plan as one JSON object");
+  add_max_bytes_option(*plan);
+  plan->callback([options] {
+    const Graph graph = load_graph(options->file);
+    const DevicePlan p = graph.device_plan();
+    if (options->json) {
+      std::cout << plan_to_json(display_name(options->file), p)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << '\n';
+    } else {
+      print_plan(std::cout, display_name(options->file), p);
+    }
+  });
+}
+
 }  // namespace
 
 void add_graph_commands(CLI::App& app) {
@@ -105,6 +180,7 @@ void add_graph_commands(CLI::App& app) {
   add_summary(*graph);
   add_dot(*graph);
   add_validate(*graph);
+  add_plan(*graph);
 }
 
 }  // namespace weft::tool
