@@ -34,20 +34,36 @@ bool holds(const std::vector<const WaitScope*>& scopes, const WaitScope* s) {
 }  // namespace
 
 BlockedWait::BlockedWait(const WaitScope& awaited, const TaskHeader& task)
-    : awaited_(&awaited), task_(&task) {
+    : awaited_(&awaited),
+      done_{[](const void* t) noexcept { return static_cast<const TaskHeader*>(t)->is_complete(); }, &task} {
+  register_or_throw(false);
+}
+
+BlockedWait::BlockedWait(const WaitScope& awaited, Done done) : awaited_(&awaited), done_(done) {
+  register_or_throw(true);
+}
+
+void BlockedWait::register_or_throw(bool for_group) {
   WaitScope::for_each_entered([this](const WaitScope* s) { inside_.push_back(s); });
   if (inside_.empty()) return;  // nothing can wait for this thread's work
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   // Follow the waits from the awaited scope: whose work is blocked in it,
   // and what that work waits for, until one reaches this thread's scopes.
-  // A wait whose task completed is about to return and leads nowhere; one
-  // that has not cannot complete before the work blocked in it returns.
+  // A wait whose work is done is about to return and leads nowhere; one
+  // that is not cannot be done before the work blocked in it returns.
   std::vector<const WaitScope*> reached{awaited_};
   std::vector<bool> followed(r.waits.size(), false);
   for (std::size_t i = 0; i < reached.size(); ++i) {
     if (holds(inside_, reached[i])) {
-      const std::string running = reached[i]->description("a graph");
+      const std::string running = reached[i]->description(for_group ? "other work" : "a graph");
+      if (for_group) {
+        throw std::logic_error("TaskGroup::wait: a wait cycle across threads: this thread runs " + running +
+                               " and waits for " + awaited_->description("a task group") +
+                               ", which waits, through waits blocked on other threads, for " + running +
+                               ", so none of them could ever return; break the cycle, or wait for the "
+                               "group outside the work it waits for");
+      }
       throw std::logic_error("Future::wait: a wait cycle across threads: this thread runs a node of " +
                              running + " and waits for a run of " + awaited_->description("another graph") +
                              ", which waits, through waits blocked on other threads, for a run of " +
@@ -57,7 +73,7 @@ BlockedWait::BlockedWait(const WaitScope& awaited, const TaskHeader& task)
     }
     for (std::size_t k = 0; k < r.waits.size(); ++k) {
       const BlockedWait& w = *r.waits[k];
-      if (followed[k] || w.task_->is_complete() || !holds(w.inside_, reached[i])) continue;
+      if (followed[k] || w.done_.check(w.done_.subject) || !holds(w.inside_, reached[i])) continue;
       followed[k] = true;
       reached.push_back(w.awaited_);
     }

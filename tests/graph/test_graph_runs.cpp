@@ -350,12 +350,57 @@ TEST_CASE("GraphRuns.a_wait_cycle_between_two_graphs_on_one_worker_throws_naming
   CHECK_NOTHROW(a_again.get());  // the queued run of a ran once the first had failed
 
   // The same through a task group: its callable waits for b, whose node
-  // (run meanwhile on the same stack) waits for the group.
-  weft::TaskGroup group(executor);
+  // (run meanwhile on the same stack) waits for the group. Without guests,
+  // the only worker runs the callable, so the cycle is on one stack.
+  weft::Executor one_worker(weft::test::workers_only(1));
+  weft::TaskGroup group(one_worker);
   weft::Graph waits_for_group;
   waits_for_group.emplace([&] { group.wait(); });
-  group.run([&] { executor.run(waits_for_group).get(); });
+  group.run([&] { one_worker.run(waits_for_group).get(); });
   CHECK_THROWS_WITH_AS(group.wait(), doctest::Contains("TaskGroup::wait: a wait cycle"), std::logic_error);
+}
+
+TEST_CASE("GraphRuns.a_wait_cycle_between_a_task_group_and_a_graph_across_threads_throws.1thread") {
+  // The main thread runs the group's callable as a guest (or the worker
+  // steals it); the callable waits for a graph whose node waits for the
+  // group. When the node runs on the worker, the cycle spans two threads:
+  // whichever wait closes it throws, in every interleaving, instead of
+  // both waiting for ever.
+  for (int round = 0; round < 20; ++round) {
+    CAPTURE(round);
+    weft::Executor executor(weft::test::cpu_only(1));
+    weft::TaskGroup group(executor);
+    weft::Graph waits_for_group;
+    std::mutex mutex;
+    std::vector<std::string> errors;
+    const auto note = [&](const std::logic_error& e) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      errors.emplace_back(e.what());
+    };
+    waits_for_group.emplace([&] {
+      try {
+        group.wait();
+      } catch (const std::logic_error& e) {
+        note(e);
+        throw;
+      }
+    });
+    group.run([&] {
+      try {
+        executor.run(waits_for_group).get();
+      } catch (const std::logic_error& e) {
+        note(e);
+        throw;
+      }
+    });
+    try {
+      group.wait();
+    } catch (const std::logic_error& e) {
+      CHECK(std::string(e.what()).find("a wait cycle") != std::string::npos);
+    }
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors.front().find("a wait cycle") != std::string::npos);
+  }
 }
 
 TEST_CASE("GraphRuns.a_wait_cycle_across_executors_throws_instead_of_hanging.3threads") {

@@ -22,7 +22,10 @@
 // as a worker would (Executor::this_worker() then answers the guest, whose
 // index() is worker_count() or more). So a callable may run on the thread
 // that waits. While observers are attached, or when all guests are
-// borrowed, the workers run them all.
+// borrowed, the workers run them all. A wait() that closes a cycle with
+// waits blocked on other threads (a callable waits for a graph's run whose
+// node, on another thread, waits for the group) throws std::logic_error
+// instead of blocking for ever (docs/waiting.md, "Wait cycles").
 //
 // Each run() allocates its job on the heap; the pool-backed, allocation-free
 // path is the task-DAG's TaskScheduler.
@@ -31,10 +34,12 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
+#include <weft/runtime/detail/blocked_waits.hpp>
 #include <weft/runtime/executor.hpp>
 #include <weft/runtime/wait_scope.hpp>
 
@@ -93,7 +98,13 @@ class TaskGroup {
       abandoned_.store(true, std::memory_order_relaxed);
       WorkerContext::refuse_nested_wait("TaskGroup::wait");
     }
-    wait_for_callables();
+    {
+      // Registered while it blocks, if this thread runs work others may wait
+      // for (a graph's node): a cycle through other threads throws here.
+      std::optional<detail::BlockedWait> blocked;
+      if (pending() != 0) blocked.emplace(scope_, detail::BlockedWait::Done{&TaskGroup::idle, this});
+      wait_for_callables();
+    }
     // The guest goes back once its borrower waited: other threads may use it.
     if (WorkerContext* guest = guest_.load(std::memory_order_relaxed);
         guest != nullptr && Executor::borrowed_here(*guest) && Executor::current_worker() == nullptr) {
@@ -152,6 +163,8 @@ class TaskGroup {
     }
     return Executor::borrowed_here(*guest) ? guest : nullptr;
   }
+
+  static bool idle(const void* self) noexcept { return static_cast<const TaskGroup*>(self)->pending() == 0; }
 
   // Until no callable is pending; the borrower of the group's guest runs
   // those left on it meanwhile.
