@@ -12,6 +12,7 @@
 #endif
 #endif
 
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -45,5 +46,19 @@ inline long times_this_thread_slept() {
   }
   return -1;
 }
+
+// Sets an environment variable while alive and unsets it after (tests
+// set only variables the environment does not hold): WEFT_GPU_PLAN, say,
+// which a graph reads when it first runs.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedVariable() { ::unsetenv(name_); }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+};
 
 }  // namespace weft::test

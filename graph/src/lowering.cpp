@@ -43,6 +43,20 @@ Program::Program(const Graph& graph, bool nested) {
   // condition node) is reported by name before anything runs, as a cycle is.
   if (has_conditions) graph.validate();
   if (not_runnable.empty()) ranks.prepare(graph, graph.ranks_, graph.nodes_, graph.edges_, calls, early);
+  // Host virtual devices under WEFT_GPU_PLAN=interpret: one job per
+  // segment of the device plan. Graphs with GPU nodes, condition nodes or
+  // ranks keep one job per node.
+  if (plan_mode_from_environment() == PlanMode::Interpret && early.empty() && !has_conditions &&
+      !graph.ranks_.distributed() && not_runnable.empty()) {
+    const DevicePlan plan = graph.device_plan();  // a cycle: named here
+    if (!plan.segments.empty()) {
+      interpreter =
+          std::make_unique<PlanInterpreter>(graph.nodes_, graph.names_, graph.edges_, plan, calls, domains);
+      successors = std::move(interpreter->rows);
+      calls = interpreter->calls;
+      domains = interpreter->domains;
+    }
+  }
   try {
     policy = std::make_unique<WorkGraphPolicy<int>>(std::move(successors), std::move(domains),
                                                     std::move(conditions));
@@ -113,8 +127,12 @@ void Program::label_nodes_for_observers(const Graph& graph, bool has_conditions)
   // Observers know the graph by its address. Condition nodes' weak edges
   // count for levels in a way the rows do not show: such graphs (small
   // control flow) take the graph's levels now.
-  labels = std::make_unique<TraceLabels>(graph.nodes_, graph.names_,
-                                         has_conditions ? graph.levels() : std::vector<int>());
+  if (interpreter) {
+    labels = std::make_unique<TraceLabels>(interpreter->records, interpreter->names, std::vector<int>());
+  } else {
+    labels = std::make_unique<TraceLabels>(graph.nodes_, graph.names_,
+                                           has_conditions ? graph.levels() : std::vector<int>());
+  }
   labels->attach(*policy, &graph);
 }
 

@@ -18,6 +18,7 @@
 #include <weft/runtime/work_graph_policy.hpp>
 
 #include "device_timeline.hpp"
+#include "plan_interpreter.hpp"
 #include "trace_labels.hpp"
 
 namespace weft::detail {
@@ -162,6 +163,8 @@ struct Program {
   std::string not_runnable;             // why this graph cannot run ("" when it can)
   bool has_gpu_kind = false;            // some node needs GPU-priority workers
   GpuNodes gpu;
+  // WEFT_GPU_PLAN=interpret: the units the program runs instead of its nodes.
+  std::unique_ptr<PlanInterpreter> interpreter;
   RankNodes ranks;  // distributed graphs: the pass is also ended with the other ranks
   // The pass in flight (one at a time), for subgraph nodes.
   Executor* executor = nullptr;

@@ -16,6 +16,7 @@
 #include <limits>
 #include <vector>
 
+#include "../test_support.hpp"
 #include "error_checks.hpp"
 #include "fim.hpp"
 #include "reference.hpp"
@@ -185,4 +186,24 @@ TEST_CASE("Eikonal.cells_beyond_the_band_keep_infinity") {
   }
   CHECK(inside > 150);
   CHECK(beyond > 1000);
+}
+
+// With WEFT_GPU_PLAN=interpret (docs/device_plans.md) each pass runs as the
+// device plan's segments: per device, the padding copies and the first
+// sweep, then (after the host's note_ab) the second sweep.
+TEST_CASE("Eikonal.the_host_interpreter_gives_the_reference_bits_in_two_launches_per_device_a_pass") {
+  const Problem p = problem(48, 40, 30, 3);
+  {
+    const Solver<double, StridedView> solver(p);
+    const weft::DevicePlan plan = solver.graph().device_plan();
+    REQUIRE(plan.devices().size() == 3);
+    for (const int d : plan.devices()) {
+      CAPTURE(d);
+      CHECK(plan.counts(d).launches == 2);
+      CHECK(plan.counts(d).callbacks == 2);
+    }
+  }
+  const weft::test::ScopedVariable interpret("WEFT_GPU_PLAN", "interpret");
+  check_equals_reference<double>(p);
+  check_equals_reference<float>(p);
 }

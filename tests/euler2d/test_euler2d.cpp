@@ -7,10 +7,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -250,6 +252,39 @@ TEST_CASE("Euler2d.a_step_is_two_launches_per_device_without_neighbours_and_four
       CHECK(c.callbacks == 2);  // the reduction's finish and the advance wait
       CHECK(c.waits == (s[0] == 1 ? 0 : (d == 0 || d == static_cast<int>(s[0]) - 1 ? 2 : 4)));
     }
+  }
+}
+
+// Counts the jobs of one graph's runs.
+struct JobCounter : weft::Observer {
+  const void* graph = nullptr;
+  std::atomic<long> jobs{0};
+  void on_node_begin(const weft::NodeEvent& e) noexcept override {
+    if (e.graph == graph) jobs.fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+TEST_CASE("Euler2d.the_host_interpreter_runs_one_job_per_segment_with_the_same_bits") {
+  weft::Executor executor(weft::test::cpu_only(kWorkers));
+  constexpr long steps = 12;
+  const std::size_t splits[][2] = {{1, 1}, {2, 1}, {4, 1}, {3, 2}};
+  for (const auto& s : splits) {
+    CAPTURE(s[0]);
+    CAPTURE(s[1]);
+    Solver<StridedView> per_node(shock_bubble(64, 32, s[0], s[1]));
+    per_node.run(executor, steps, 0.0);
+    const weft::test::ScopedVariable interpret("WEFT_GPU_PLAN", "interpret");
+    Solver<StridedView> per_segment(shock_bubble(64, 32, s[0], s[1]));
+    auto counter = std::make_shared<JobCounter>();
+    counter->graph = &per_segment.graph();
+    executor.attach(counter);
+    per_segment.run(executor, steps, 0.0);
+    executor.detach(counter);
+    CHECK(field_difference(per_segment, per_node) == "");
+    CHECK(same_bits(per_segment.info().time, per_node.info().time));
+    // A step: the segments, and 3 host nodes (finish, time step, advance).
+    const weft::DevicePlan plan = per_segment.graph().device_plan();
+    CHECK(counter->jobs.load() == steps * static_cast<long>(plan.segments.size() + 3));
   }
 }
 

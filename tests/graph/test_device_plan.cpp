@@ -3,6 +3,7 @@
 // segments, one launch per device each. Plans are plain data, so these
 // tests need no GPU: on_gpu nodes on any device number stand for kernels.
 #include <weft/graph/graph.hpp>
+#include <weft/views/tensor.hpp>
 
 #include <doctest/doctest.h>
 
@@ -11,8 +12,12 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "../executor_configs.hpp"
+#include "../test_support.hpp"
 
 namespace {
 
@@ -297,5 +302,51 @@ TEST_CASE("DevicePlan.a_cycle_is_named_as_validate_names_it") {
   g.then(weft::on_gpu(0, queue_nothing, 1)).named("b");
   g.add_edge("b", "a");
   CHECK_THROWS_WITH_AS((void)g.device_plan(), doctest::Contains("has a cycle: 'b' -> 'a' -> 'b'"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("DevicePlan.the_host_interpreter_runs_tensor_operations_segment_by_segment") {
+  // A split, a reduction (its finish is a host node) and a split that
+  // reads the reduction: on 4 virtual devices, 2 segments per device.
+  constexpr std::size_t size = 4099;
+  weft::Tensor<double, 1> x({4}, size);
+  auto total = weft::make_reduction_result<double>(0.0);
+  double seen = 0.0;
+  weft::Graph g;
+  g.split([](auto& it) { *it = 1.0; }, x).then_reduce(x, total, weft::SumReducer());
+  g.then([&] { seen = total.value(); });
+  g.then_split([](auto& it, const double* sum) { *it += *sum; }, x, &seen);
+  const weft::DevicePlan plan = g.device_plan();
+  REQUIRE(plan.devices() == std::vector<int>{0, 1, 2, 3});
+  for (const int d : plan.devices()) CHECK(plan.counts(d).launches == 2);
+  const weft::test::ScopedVariable interpret("WEFT_GPU_PLAN", "interpret");
+  weft::Executor executor(weft::test::with_virtual_devices(2, 4));
+  executor.run(g).wait().get();
+  CHECK(seen == static_cast<double>(size));
+  for (std::size_t i = 0; i < size; ++i) REQUIRE(x(i) == 1.0 + static_cast<double>(size));
+}
+
+TEST_CASE("DevicePlan.a_kernel_that_throws_fails_the_run_through_its_segment") {
+  weft::Tensor<double, 1> x({2}, 100);
+  weft::Graph g;
+  g.split(
+      [](auto& it) {
+        *it = 1.0;
+        throw std::runtime_error("kernel refused its cell");
+      },
+      x);
+  const weft::test::ScopedVariable interpret("WEFT_GPU_PLAN", "interpret");
+  weft::Executor executor(weft::test::with_virtual_devices(2, 2));
+  CHECK_THROWS_WITH_AS(executor.run(g).wait().get(), doctest::Contains("kernel refused its cell"),
+                       std::runtime_error);
+}
+
+TEST_CASE("DevicePlan.an_unknown_plan_mode_is_refused_by_name") {
+  weft::Tensor<double, 1> x({2}, 100);
+  weft::Graph g;
+  g.split([](auto& it) { *it = 0.0; }, x);
+  const weft::test::ScopedVariable bogus("WEFT_GPU_PLAN", "cuda-please");
+  weft::Executor executor(weft::test::with_virtual_devices(1, 2));
+  CHECK_THROWS_WITH_AS(executor.run(g), doctest::Contains("WEFT_GPU_PLAN='cuda-please': expected off"),
                        std::invalid_argument);
 }
