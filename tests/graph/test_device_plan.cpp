@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -29,6 +30,30 @@ void queue_nothing(weft::GpuStream /*stream*/, int /*value*/) {}
 NodeId kernel(weft::Graph& g, int device) { return g.emplace(weft::on_gpu(device, queue_nothing, 0)).last(); }
 NodeId host(weft::Graph& g) {
   return g.emplace([] {}).last();
+}
+
+// A random graph of 2 to max_nodes - 1 nodes: about a quarter host nodes,
+// the rest kernels on up to `devices_at_most` devices, and each forward
+// edge with a chance of 1 in `edge_one_in`. `device` gets each node's
+// device (-1: a host node).
+weft::Graph random_graph(std::mt19937& rng, int max_nodes, int devices_at_most, unsigned edge_one_in,
+                         std::vector<int>& device) {
+  weft::Graph g;
+  const int n = 2 + static_cast<int>(rng() % static_cast<unsigned>(max_nodes - 2));
+  const int devices = 1 + static_cast<int>(rng() % static_cast<unsigned>(devices_at_most));
+  device.assign(static_cast<std::size_t>(n), -1);
+  for (int i = 0; i < n; ++i) {
+    if (rng() % 4 == 0) {
+      host(g);
+    } else {
+      device[static_cast<std::size_t>(i)] = static_cast<int>(rng() % static_cast<unsigned>(devices));
+      kernel(g, device[static_cast<std::size_t>(i)]);
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (rng() % edge_one_in == 0) g.add_edge(i, j);
+  return g;
 }
 
 // Whether the units (segments, and host nodes each on its own) and the
@@ -211,20 +236,10 @@ TEST_CASE("DevicePlan.random_graphs_keep_every_edge_and_contract_to_a_dag") {
   std::mt19937 rng(20261129);
   for (int trial = 0; trial < 200; ++trial) {
     CAPTURE(trial);
-    weft::Graph g;
-    const int n = 2 + static_cast<int>(rng() % 40);
-    const int devices = 1 + static_cast<int>(rng() % 4);
-    std::vector<int> device(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      device[static_cast<std::size_t>(i)] = rng() % 4 == 0 ? -1 : static_cast<int>(rng() % devices);
-      if (device[static_cast<std::size_t>(i)] < 0)
-        host(g);
-      else
-        kernel(g, device[static_cast<std::size_t>(i)]);
-    }
-    for (int i = 0; i < n; ++i)
-      for (int j = i + 1; j < n; ++j)
-        if (rng() % 6 == 0) g.add_edge(i, j);
+    std::vector<int> device;
+    const weft::Graph g = random_graph(rng, 42, 4, 6, device);
+    const int n = static_cast<int>(g.size());
+    const int devices = 4;
     const weft::DevicePlan plan = g.device_plan();
     REQUIRE(plan.segment_of.size() == static_cast<std::size_t>(n));
     std::size_t planned = 0;
@@ -349,4 +364,176 @@ TEST_CASE("DevicePlan.an_unknown_plan_mode_is_refused_by_name") {
   weft::Executor executor(weft::test::with_virtual_devices(1, 2));
   CHECK_THROWS_WITH_AS(executor.run(g), doctest::Contains("WEFT_GPU_PLAN='cuda-please': expected off"),
                        std::invalid_argument);
+}
+
+namespace {
+
+// A model of how the CUDA backend will launch a plan, to check the plan's
+// records, waits, callbacks and `previous` under every interleaving:
+// - the work-DAG launches a unit once the units before it completed (the
+//   graph's edges between units, plus each segment's `previous`);
+// - launching a segment queues it on its device's stream; it completes for
+//   the work-DAG at once, or, with a callback, once the stream ran it;
+// - a stream runs its head once the segments it waits for ran; an event
+//   wait binds to the producer's record at launch, so the producer must
+//   have been launched first;
+// - a host node runs some time after its launch.
+// Returns "" when every edge of the graph saw its source finish before its
+// target started and the pass ended after every segment ran.
+std::string launch_in_random_order(const weft::Graph& g, const weft::DevicePlan& plan, std::mt19937& rng) {
+  const std::size_t segments = plan.segments.size(), n = g.size();
+  auto unit = [&](NodeId id) {
+    const int s = plan.segment_of[static_cast<std::size_t>(id)];
+    return s >= 0 ? static_cast<std::size_t>(s) : segments + static_cast<std::size_t>(id);
+  };
+  const std::size_t units = segments + n;
+  std::vector<std::set<std::size_t>> after(units);
+  for (const weft::Graph::Edge& e : g.edges())
+    if (unit(e.first) != unit(e.second)) after[unit(e.first)].insert(unit(e.second));
+  for (std::size_t s = 0; s < segments; ++s)
+    if (plan.segments[s].previous >= 0) after[static_cast<std::size_t>(plan.segments[s].previous)].insert(s);
+  std::vector<int> pending(units, 0);
+  for (const auto& next : after)
+    for (const std::size_t b : next) ++pending[b];
+  // Units in use: every segment, and the host nodes (a device node's
+  // number among the host units stands for nothing).
+  std::vector<bool> used(units, true);
+  for (std::size_t i = 0; i < n; ++i) used[segments + i] = plan.segment_of[i] < 0;
+  std::vector<bool> launched(units, false), ran(units, false);
+  std::vector<int> started(units, -1), finished(units, -1);
+  std::map<int, std::vector<std::size_t>> streams;  // device -> queued segments, head first
+  std::vector<std::size_t> hosts_launched;
+  int clock = 0;
+  auto complete = [&](std::size_t u) {
+    for (const std::size_t b : after[u]) --pending[b];
+  };
+  std::size_t done = 0, used_count = 0;
+  for (std::size_t u = 0; u < units; ++u) used_count += used[u] ? 1 : 0;
+  std::size_t completed = 0;  // units complete for the work-DAG
+  std::vector<bool> counted(units, false);
+  std::string ended_early;  // the pass ended (every unit complete) before this ran
+  auto count = [&](std::size_t u) {
+    if (counted[u]) return;
+    counted[u] = true;
+    complete(u);
+    if (++completed == used_count)
+      for (std::size_t v = 0; v < units && ended_early.empty(); ++v)
+        if (used[v] && !ran[v]) ended_early = "the pass ended before unit " + std::to_string(v) + " ran";
+  };
+  while (done < used_count) {
+    // Every possible next step, one chosen at random.
+    std::vector<std::pair<int, std::size_t>> steps;  // 0 launch, 1 stream head runs, 2 host node runs
+    for (std::size_t u = 0; u < units; ++u)
+      if (used[u] && !launched[u] && pending[u] == 0) steps.emplace_back(0, u);
+    for (const auto& [device, queue] : streams) {
+      if (queue.empty()) continue;
+      bool ready = true;
+      for (const int w : plan.segments[queue.front()].waits_for)
+        ready = ready && ran[static_cast<std::size_t>(w)];
+      if (ready) steps.emplace_back(1, queue.front());
+    }
+    for (const std::size_t h : hosts_launched)
+      if (!ran[h]) steps.emplace_back(2, h);
+    if (steps.empty()) return "deadlock after " + std::to_string(done) + " of " + std::to_string(used_count);
+    const auto [kind, u] = steps[rng() % steps.size()];
+    ++clock;
+    if (kind == 0) {
+      launched[u] = true;
+      if (u < segments) {
+        const weft::DeviceSegment& s = plan.segments[u];
+        for (const int w : s.waits_for)
+          if (!launched[static_cast<std::size_t>(w)])
+            return "segment " + std::to_string(u) + " launched before segment " + std::to_string(w) +
+                   " it waits for";
+        streams[s.device].push_back(u);
+        if (!s.callback) count(u);
+      } else {
+        hosts_launched.push_back(u);
+      }
+    } else {
+      started[u] = clock;
+      finished[u] = clock;
+      ran[u] = true;
+      ++done;
+      if (kind == 1) {
+        std::vector<std::size_t>& queue = streams[plan.segments[u].device];
+        queue.erase(queue.begin());
+        if (plan.segments[u].callback) count(u);
+      } else {
+        count(u);
+      }
+    }
+  }
+  if (completed != used_count) return "the pass ended with units not complete";
+  if (!ended_early.empty()) return ended_early;
+  for (const weft::Graph::Edge& e : g.edges()) {
+    const std::size_t a = unit(e.first), b = unit(e.second);
+    if (a != b && !(finished[a] < started[b]))
+      return "edge " + std::to_string(e.first) + " -> " + std::to_string(e.second) + " broken";
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("DevicePlan.launched_as_cuda_streams_run_it_every_edge_holds_in_every_order") {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    CAPTURE(trial);
+    std::vector<int> device;
+    const weft::Graph g = random_graph(rng, 32, 3, 5, device);
+    const weft::DevicePlan plan = g.device_plan();
+    for (int order = 0; order < 20; ++order) {
+      CAPTURE(order);
+      REQUIRE(launch_in_random_order(g, plan, rng) == "");
+    }
+  }
+}
+
+TEST_CASE("DevicePlan.the_launch_model_catches_a_missing_callback_wait_or_stream_order") {
+  // Device 0 runs {a, x} and, after host node g, c; x feeds y on device 1;
+  // host node h waits for a, c and y. {a, x} needs no callback (c's, later
+  // on the same stream, covers it), but only if c cannot run first.
+  weft::Graph graph;
+  const NodeId a = kernel(graph, 0);
+  const NodeId x = kernel(graph, 0);
+  const NodeId y = kernel(graph, 1);
+  const NodeId g = host(graph);
+  const NodeId c = kernel(graph, 0);
+  const NodeId h = host(graph);
+  graph.add_edge(a, h);
+  graph.add_edge(x, y);
+  graph.add_edge(y, h);
+  graph.add_edge(g, c);
+  graph.add_edge(c, h);
+  const weft::DevicePlan plan = graph.device_plan();
+  std::mt19937 rng(11);
+  const auto fails_sometimes = [&](const weft::DevicePlan& broken, const weft::Graph& on) {
+    for (int order = 0; order < 200; ++order)
+      if (!launch_in_random_order(on, broken, rng).empty()) return true;
+    return false;
+  };
+  CHECK_FALSE(fails_sometimes(plan, graph));
+  weft::DevicePlan no_callbacks = plan;
+  for (weft::DeviceSegment& s : no_callbacks.segments) s.callback = false;
+  CHECK(fails_sometimes(no_callbacks, graph));
+  weft::DevicePlan no_waits = plan;
+  for (weft::DeviceSegment& s : no_waits.segments) s.waits_for.clear();
+  CHECK(fails_sometimes(no_waits, graph));
+  // Without x -> y (and so y), nothing but stream order makes c's
+  // callback cover a.
+  weft::Graph lone;
+  kernel(lone, 0);
+  host(lone);
+  kernel(lone, 0);
+  host(lone);
+  lone.add_edge(0, 3);
+  lone.add_edge(1, 2);
+  lone.add_edge(2, 3);
+  weft::DevicePlan no_stream_order = lone.device_plan();
+  REQUIRE(no_stream_order.segments.size() == 2);
+  CHECK_FALSE(no_stream_order.segments[0].callback);
+  CHECK_FALSE(fails_sometimes(no_stream_order, lone));
+  for (weft::DeviceSegment& s : no_stream_order.segments) s.previous = -1;
+  CHECK(fails_sometimes(no_stream_order, lone));
 }
