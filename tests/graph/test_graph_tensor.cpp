@@ -11,6 +11,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -130,26 +131,45 @@ TEST_CASE("GraphTensor.listing8_split_then_reduce_builds_figure4") {
 }
 
 TEST_CASE("GraphTensor.listing9_conditional_map_reduce_with_initialisation") {
-  constexpr std::size_t size = 1000;
-  weft::Tensor<double, 1> x({4}, size);
-  auto result = weft::make_reduction_result<double>(0.0);
-  int rounds = 0;
+  // Also under the device plan's host interpreter (docs/device_plans.md):
+  // the conditional subgraph has a plan of its own, run on every pass.
+  for (const char* plan_mode : {"off", "interpret"}) {
+    CAPTURE(plan_mode);
+    const weft::test::ScopedVariable mode("WEFT_GPU_PLAN", plan_mode);
+    constexpr std::size_t size = 1000;
+    weft::Tensor<double, 1> x({4}, size);
+    auto result = weft::make_reduction_result<double>(0.0);
+    int rounds = 0;
 
-  weft::Graph init(weft::ExecutionKind::Gpu);
-  weft::Graph map_reduce(weft::ExecutionKind::Gpu);
-  init.split([](auto& it) { *it = 4.0; }, x);
-  map_reduce.split([](auto& it) { *it -= 1.0; }, x)
-      .then_reduce(x, result, weft::SumReducer())
-      .conditional([&result, &rounds] {
-        ++rounds;
-        return result.value_and_reset() != 0.0;
-      });
-  init.then(map_reduce);
+    weft::Graph init(weft::ExecutionKind::Gpu);
+    weft::Graph map_reduce(weft::ExecutionKind::Gpu);
+    init.split([](auto& it) { *it = 4.0; }, x);
+    map_reduce.split([](auto& it) { *it -= 1.0; }, x)
+        .then_reduce(x, result, weft::SumReducer())
+        .conditional([&result, &rounds] {
+          ++rounds;
+          return result.value_and_reset() != 0.0;
+        });
+    init.then(map_reduce);
 
-  weft::Executor executor(weft::test::with_virtual_devices(2, 2));
-  executor.run(init).wait().get();
-  CHECK(rounds == 4);  // 4 -> 3 -> 2 -> 1 -> 0
-  for (std::size_t i = 0; i < size; ++i) CHECK(x(i) == 0.0);
+    struct CountJobs : weft::Observer {
+      std::atomic<int> jobs{0};
+      void on_node_begin(const weft::NodeEvent& e) noexcept override {
+        if (e.node >= 0) jobs.fetch_add(1, std::memory_order_relaxed);
+      }
+    };
+    auto counter = std::make_shared<CountJobs>();
+    weft::Executor executor(weft::test::with_virtual_devices(2, 2));
+    executor.attach(counter);
+    executor.run(init).wait().get();
+    executor.detach(counter);
+    CHECK(rounds == 4);  // 4 -> 3 -> 2 -> 1 -> 0
+    for (std::size_t i = 0; i < size; ++i) CHECK(x(i) == 0.0);
+    // Off: init's 4 blocks and the subgraph node, then per pass 4 blocks,
+    // 4 partial sums, the finish and the conditional node. Interpreted, a
+    // device's blocks and partial sums are one segment (4 devices of blocks).
+    CHECK(counter->jobs.load() == (std::string(plan_mode) == "off" ? 5 + 4 * 10 : 5 + 4 * 6));
+  }
 }
 
 TEST_CASE("GraphTensor.listing10_concurrent_padded_access_builds_figure7") {
