@@ -106,8 +106,7 @@ class TaskGroup {
       wait_for_callables();
     }
     // The guest goes back once its borrower waited: other threads may use it.
-    if (WorkerContext* guest = guest_.load(std::memory_order_relaxed);
-        guest != nullptr && Executor::borrowed_here(*guest) && Executor::current_worker() == nullptr) {
+    if (WorkerContext* guest = guest_borrowed_here(std::memory_order_relaxed)) {
       guest_.store(nullptr, std::memory_order_relaxed);
       executor_.return_guest(*guest);
     }
@@ -170,11 +169,18 @@ class TaskGroup {
   // those left on it meanwhile.
   void wait_for_callables() {
     const auto done = [this] { return pending() == 0; };
-    if (WorkerContext* guest = guest_.load(std::memory_order_acquire);
-        guest != nullptr && Executor::borrowed_here(*guest) && Executor::current_worker() == nullptr) {
+    if (WorkerContext* guest = guest_borrowed_here(std::memory_order_acquire))
       executor_.help_as_guest(*guest, done);
-    }
     executor_.wait_until_run_ends(done);
+  }
+
+  // The group's guest when the calling thread, outside the pool, borrowed
+  // it (it alone pushes onto the guest and runs from it), else null.
+  WorkerContext* guest_borrowed_here(std::memory_order order) const noexcept {
+    WorkerContext* guest = guest_.load(order);
+    return guest != nullptr && Executor::borrowed_here(*guest) && Executor::current_worker() == nullptr
+               ? guest
+               : nullptr;
   }
 
   void capture(std::exception_ptr error) noexcept {
