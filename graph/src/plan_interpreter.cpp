@@ -61,6 +61,9 @@ PlanInterpreter::PlanInterpreter(const std::vector<NodeRecord>& nodes, const Nod
       }
     }
     unit_of[i] = unit;
+    // A segment with a GPU-kind node runs on a GPU-priority worker.
+    if (!node_domains.empty() && node_domains[i] == Domain::Gpu)
+      domains[static_cast<std::size_t>(unit)] = Domain::Gpu;
   }
   // Rows: each unit's successors once, in the order of the graph's edges.
   const std::size_t units = calls.size();
