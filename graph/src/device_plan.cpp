@@ -19,6 +19,8 @@
 
 #include <weft/graph/graph.hpp>
 
+#include "strong_components.hpp"
+
 namespace weft {
 
 namespace {
@@ -28,16 +30,26 @@ using NodeId = Graph::NodeId;
 struct PlanInput {
   std::vector<int> device;    // per node: its device, -1 for a host node
   std::vector<bool> chooses;  // per node: a condition node (its out-edges are weak)
+  // Per node, its strongly connected component over all edges (empty
+  // without condition nodes): a weak edge inside one closes a loop.
+  std::vector<NodeId> component;
   const std::vector<Graph::Edge>* edges = nullptr;
+
+  // Whether `e` orders a pass: a strong edge, or a weak one that closes no
+  // loop (a choice runs after its condition node).
+  bool orders(const Graph::Edge& e) const {
+    return !chooses[static_cast<std::size_t>(e.first)] ||
+           component[static_cast<std::size_t>(e.first)] != component[static_cast<std::size_t>(e.second)];
+  }
 };
 
-// The nodes in an order that keeps every strong edge (weak edges may loop
-// back); false when the strong edges hold a cycle.
-bool strong_order(const PlanInput& in, std::vector<NodeId>& order) {
+// The nodes in an order that keeps every edge that orders a pass; false
+// when the strong edges hold a cycle.
+bool pass_order(const PlanInput& in, std::vector<NodeId>& order) {
   const std::size_t n = in.device.size();
   std::vector<int> row(n + 1, 0), pending(n, 0);
   for (const Graph::Edge& e : *in.edges) {
-    if (in.chooses[static_cast<std::size_t>(e.first)]) continue;
+    if (!in.orders(e)) continue;
     ++row[static_cast<std::size_t>(e.first) + 1];
     ++pending[static_cast<std::size_t>(e.second)];
   }
@@ -45,8 +57,7 @@ bool strong_order(const PlanInput& in, std::vector<NodeId>& order) {
   std::vector<NodeId> next(static_cast<std::size_t>(row[n]));
   std::vector<int> fill(row.begin(), row.end() - 1);
   for (const Graph::Edge& e : *in.edges)
-    if (!in.chooses[static_cast<std::size_t>(e.first)])
-      next[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
+    if (in.orders(e)) next[static_cast<std::size_t>(fill[static_cast<std::size_t>(e.first)]++)] = e.second;
   order.clear();
   order.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -64,13 +75,9 @@ DevicePlan build_plan(const PlanInput& in, const std::vector<NodeId>& order) {
   const std::size_t n = in.device.size();
   std::vector<int> position(n);
   for (std::size_t k = 0; k < n; ++k) position[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
-  // An edge that orders the pass: every strong one, and a weak one that
-  // goes forward (one that goes back repeats nodes within the pass, and its
-  // target starts a choice of its own, below).
-  auto orders = [&](const Graph::Edge& e) {
-    return !in.chooses[static_cast<std::size_t>(e.first)] ||
-           position[static_cast<std::size_t>(e.first)] < position[static_cast<std::size_t>(e.second)];
-  };
+  // A weak edge that closes a loop repeats nodes within the pass and orders
+  // nothing; its target starts a choice of its own all the same (below).
+  auto orders = [&](const Graph::Edge& e) { return in.orders(e); };
   std::vector<std::vector<NodeId>> preds(n);
   std::vector<bool> chosen(n, false);  // the target of a weak edge
   for (const Graph::Edge& e : *in.edges) {
@@ -116,6 +123,7 @@ DevicePlan build_plan(const PlanInput& in, const std::vector<NodeId>& order) {
       s.device = in.device[v];
       s.phase = phase[v];
       s.round = round[v];
+      s.choice = choice[v];
       made.push_back(std::move(s));
     }
     plan.segment_of[v] = it->second;
@@ -180,13 +188,19 @@ DevicePlan build_plan(const PlanInput& in, const std::vector<NodeId>& order) {
     std::sort(s.waits_for.begin(), s.waits_for.end());
     s.waits_for.erase(std::unique(s.waits_for.begin(), s.waits_for.end()), s.waits_for.end());
   }
-  // A device runs its segments in launch order on one stream, so a
-  // callback after a segment also says every earlier one of the device is
-  // done: a host node needs one from the last segment of each device it
-  // waits for, and the pass's end one from each device's last segment.
+  // A device runs the segments every pass runs in launch order on one
+  // stream, so a callback after one of them also says every earlier one of
+  // the device is done: a host node needs one from the last such segment
+  // of each device it waits for, and the pass's end one from each device's
+  // last. A segment of a choice runs only when chosen: it stays out of the
+  // chain, and calls back itself.
   std::map<int, int> last;  // device -> its last segment so far
   for (std::size_t i = 0; i < plan.segments.size(); ++i) {
     DeviceSegment& s = plan.segments[i];
+    if (s.choice >= 0) {
+      s.callback = true;
+      continue;
+    }
     const auto it = last.find(s.device);
     if (it != last.end()) s.previous = it->second;
     last[s.device] = static_cast<int>(i);
@@ -196,6 +210,7 @@ DevicePlan build_plan(const PlanInput& in, const std::vector<NodeId>& order) {
     std::map<int, int> latest;  // device -> the last segment of it the host node waits for
     for (const std::size_t u : waited) {
       const int s = renumber[u];
+      if (plan.segments[static_cast<std::size_t>(s)].choice >= 0) continue;  // calls back anyway
       int& l = latest.try_emplace(plan.segments[static_cast<std::size_t>(s)].device, s).first->second;
       l = std::max(l, s);
     }
@@ -238,6 +253,7 @@ std::string DevicePlan::describe() const {
       text += ", waits for";
       for (const int w : s.waits_for) text += " " + std::to_string(w);
     }
+    if (s.choice >= 0) text += ", in the choice of node " + std::to_string(s.choice);
     if (s.records) text += ", records";
     if (s.callback) text += ", callback";
     text += "\n";
@@ -251,10 +267,11 @@ DevicePlan Graph::device_plan() const {
   in.device.assign(n, -1);
   in.chooses.assign(n, false);
   in.edges = &edges_;
-  bool any = false;
+  bool any = false, conditions = false;
   for (std::size_t i = 0; i < n; ++i) {
     const detail::NodeRecord& node = nodes_[i];
     in.chooses[i] = node.kind == NodeKind::Condition;
+    conditions = conditions || in.chooses[i];
     const bool device_work =
         node.kind == NodeKind::Compute || node.kind == NodeKind::Copy || node.kind == NodeKind::Reduce;
     if (node.device >= 0 && device_work) {
@@ -265,15 +282,16 @@ DevicePlan Graph::device_plan() const {
   // Messages between ranks are host work, whatever block they serve.
   for (const detail::RankMessage& m : ranks_.messages)
     if (m.node >= 0 && static_cast<std::size_t>(m.node) < n) in.device[static_cast<std::size_t>(m.node)] = -1;
+  if (conditions) in.component = detail::strong_components(n, edges_);
+  std::vector<NodeId> order;
+  if (!pass_order(in, order)) {
+    validate();  // names the cycle
+    throw std::invalid_argument("Graph: the strong edges hold a cycle");
+  }
   if (!any) {
     DevicePlan empty;
     empty.segment_of.assign(n, -1);
     return empty;
-  }
-  std::vector<NodeId> order;
-  if (!strong_order(in, order)) {
-    validate();  // names the cycle
-    throw std::invalid_argument("Graph: the strong edges hold a cycle");
   }
   return build_plan(in, order);
 }

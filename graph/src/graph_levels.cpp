@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "node_label.hpp"
+#include "strong_components.hpp"
 
 namespace weft {
 
@@ -265,6 +266,14 @@ std::vector<int> Graph::levels() const {
 }
 
 void Graph::validate() const { (void)levels(); }
+
+namespace detail {
+
+std::vector<Graph::NodeId> strong_components(std::size_t n, const std::vector<Graph::Edge>& edges) {
+  return components(n, Rows(n, edges, false));
+}
+
+}  // namespace detail
 
 namespace detail {
 

@@ -8,13 +8,16 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../executor_configs.hpp"
@@ -32,19 +35,23 @@ NodeId host(weft::Graph& g) {
   return g.emplace([] {}).last();
 }
 
-// A random graph of 2 to max_nodes - 1 nodes: about a quarter host nodes,
-// the rest kernels on up to `devices_at_most` devices, and each forward
-// edge with a chance of 1 in `edge_one_in`. `device` gets each node's
-// device (-1: a host node).
+// A random graph of 2 to max_nodes - 1 nodes: about a quarter host nodes
+// (with `conditions`, a third of those condition nodes, whose edges out are
+// weak), the rest kernels on up to `devices_at_most` devices, and each
+// forward edge with a chance of 1 in `edge_one_in`. `device` gets each
+// node's device (-1: a host node).
 weft::Graph random_graph(std::mt19937& rng, int max_nodes, int devices_at_most, unsigned edge_one_in,
-                         std::vector<int>& device) {
+                         std::vector<int>& device, bool conditions = false) {
   weft::Graph g;
   const int n = 2 + static_cast<int>(rng() % static_cast<unsigned>(max_nodes - 2));
   const int devices = 1 + static_cast<int>(rng() % static_cast<unsigned>(devices_at_most));
   device.assign(static_cast<std::size_t>(n), -1);
   for (int i = 0; i < n; ++i) {
     if (rng() % 4 == 0) {
-      host(g);
+      if (conditions && rng() % 3 == 0)
+        g.emplace(weft::make_branch([] { return 0; }));
+      else
+        host(g);
     } else {
       device[static_cast<std::size_t>(i)] = static_cast<int>(rng() % static_cast<unsigned>(devices));
       kernel(g, device[static_cast<std::size_t>(i)]);
@@ -213,23 +220,60 @@ TEST_CASE("DevicePlan.a_halo_exchange_between_devices_starts_a_round") {
 }
 
 TEST_CASE("DevicePlan.two_choices_of_a_condition_never_share_a_segment") {
+  // start (device 0) -> which (a condition) => left -> left_next, or right.
   weft::Graph g;
   const NodeId start = kernel(g, 0);
-  g.then(weft::make_branch([] { return 0; })).named("which");
-  const NodeId which = g.last();
+  const NodeId which = g.emplace(weft::make_branch([] { return 0; })).named("which").last();
   const NodeId left = kernel(g, 0);
   const NodeId right = kernel(g, 0);
   const NodeId left_next = kernel(g, 0);
+  g.add_edge(start, which);
   g.add_edge(which, left);
   g.add_edge(which, right);
   g.add_edge(left, left_next);
-  (void)start;
   const weft::DevicePlan plan = g.device_plan();
   const auto seg = [&](NodeId id) { return plan.segment_of[static_cast<std::size_t>(id)]; };
+  REQUIRE(plan.segments.size() == 3);
   CHECK(seg(left) != seg(right));
   CHECK(seg(left) == seg(left_next));  // what follows a choice stays with it
-  CHECK(seg(start) != seg(left));      // the condition node is a host node between them
+  CHECK(seg(start) == 0);              // launched first: the condition node waits for it
+  const weft::DeviceSegment& chosen = plan.segments[static_cast<std::size_t>(seg(left))];
+  CHECK(chosen.phase == 1);  // after the condition node, a host node
+  CHECK(chosen.choice == left);
+  CHECK(plan.segments[static_cast<std::size_t>(seg(right))].choice == right);
+  CHECK(plan.segments[0].choice == -1);
+  // A choice runs only when taken: it calls back itself and is in no
+  // device's chain, which holds only the segments every pass runs.
+  for (const int s : {seg(left), seg(right)}) {
+    CHECK(plan.segments[static_cast<std::size_t>(s)].callback);
+    CHECK(plan.segments[static_cast<std::size_t>(s)].previous == -1);
+  }
+  CHECK(plan.segments[0].callback);  // the condition node waits for it
+}
+
+TEST_CASE("DevicePlan.a_loop_through_a_condition_node_plans_its_body_as_a_choice") {
+  // init -> body -> again? => body (loops back) or done, all on device 1.
+  weft::Graph g;
+  const NodeId init = kernel(g, 1);
+  const NodeId body = kernel(g, 1);
+  const NodeId again = g.emplace(weft::make_branch([] { return 1; })).named("again?").last();
+  const NodeId done = kernel(g, 1);
+  g.add_edge(init, body);
+  g.add_edge(body, again);
+  g.add_edge(again, body);  // weak, and back: it orders nothing
+  g.add_edge(again, done);  // weak, forward: done runs after the condition
+  const weft::DevicePlan plan = g.device_plan();
+  const auto seg = [&](NodeId id) {
+    return plan.segments[static_cast<std::size_t>(plan.segment_of[static_cast<std::size_t>(id)])];
+  };
   CHECK(plan.segments.size() == 3);
+  CHECK(seg(init).phase == 0);
+  CHECK(seg(body).phase == 0);
+  CHECK(seg(body).choice == body);  // entered again from the condition node
+  CHECK(seg(done).phase == 1);
+  CHECK(seg(done).choice == done);
+  CHECK(plan.segment_of[static_cast<std::size_t>(init)] < plan.segment_of[static_cast<std::size_t>(body)]);
+  CHECK(plan.segment_of[static_cast<std::size_t>(body)] < plan.segment_of[static_cast<std::size_t>(done)]);
 }
 
 TEST_CASE("DevicePlan.random_graphs_keep_every_edge_and_contract_to_a_dag") {
@@ -237,7 +281,7 @@ TEST_CASE("DevicePlan.random_graphs_keep_every_edge_and_contract_to_a_dag") {
   for (int trial = 0; trial < 200; ++trial) {
     CAPTURE(trial);
     std::vector<int> device;
-    const weft::Graph g = random_graph(rng, 42, 4, 6, device);
+    const weft::Graph g = random_graph(rng, 42, 4, 6, device, true);
     const int n = static_cast<int>(g.size());
     const int devices = 4;
     const weft::DevicePlan plan = g.device_plan();
@@ -272,25 +316,32 @@ TEST_CASE("DevicePlan.random_graphs_keep_every_edge_and_contract_to_a_dag") {
       CHECK(std::count(later.waits_for.begin(), later.waits_for.end(), a) == 1);
       CHECK(plan.segments[static_cast<std::size_t>(a)].records);
     }
-    // A device's segments follow each other; its last one calls back.
+    // A device's segments every pass runs follow each other, and its last
+    // one calls back; a choice's segment calls back and follows none.
     for (std::size_t s = 0; s < plan.segments.size(); ++s) {
+      if (plan.segments[s].choice >= 0) {
+        CHECK(plan.segments[s].callback);
+        CHECK(plan.segments[s].previous == -1);
+        continue;
+      }
       int previous = -1;
       bool last = true;
       for (std::size_t t = 0; t < plan.segments.size(); ++t) {
-        if (plan.segments[t].device != plan.segments[s].device) continue;
+        if (plan.segments[t].device != plan.segments[s].device || plan.segments[t].choice >= 0) continue;
         if (t < s) previous = static_cast<int>(t);
         if (t > s) last = false;
       }
       CHECK(plan.segments[s].previous == previous);
       if (last) CHECK(plan.segments[s].callback);
     }
-    // A host node hears from the last segment of each device it waits for.
+    // A host node hears from the last segment every pass runs of each
+    // device it waits for (and from every choice's, checked above).
     for (int h = 0; h < n; ++h) {
       if (device[static_cast<std::size_t>(h)] >= 0) continue;
       std::vector<int> latest(static_cast<std::size_t>(devices), -1);
       for (const weft::Graph::Edge& e : g.edges()) {
         const int a = plan.segment_of[static_cast<std::size_t>(e.first)];
-        if (e.second != h || a < 0) continue;
+        if (e.second != h || a < 0 || plan.segments[static_cast<std::size_t>(a)].choice >= 0) continue;
         int& l = latest[static_cast<std::size_t>(plan.segments[static_cast<std::size_t>(a)].device)];
         l = std::max(l, a);
       }
@@ -336,7 +387,17 @@ TEST_CASE("DevicePlan.the_host_interpreter_runs_tensor_operations_segment_by_seg
   for (const int d : plan.devices()) CHECK(plan.counts(d).launches == 2);
   const weft::test::ScopedVariable interpret("WEFT_GPU_PLAN", "interpret");
   weft::Executor executor(weft::test::with_virtual_devices(2, 4));
+  struct CountSegments : weft::Observer {
+    std::atomic<int> segments{0};
+    void on_node_begin(const weft::NodeEvent& e) noexcept override {
+      if (std::string_view(e.name).starts_with("segment ")) segments.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  auto counter = std::make_shared<CountSegments>();
+  executor.attach(counter);
   executor.run(g).wait().get();
+  executor.detach(counter);
+  CHECK(counter->segments.load() == 8);  // the jobs were the plan's segments
   CHECK(seen == static_cast<double>(size));
   for (std::size_t i = 0; i < size; ++i) REQUIRE(x(i) == 1.0 + static_cast<double>(size));
 }
@@ -404,8 +465,12 @@ std::string launch_in_random_order(const weft::Graph& g, const weft::DevicePlan&
   std::map<int, std::vector<std::size_t>> streams;  // device -> queued segments, head first
   std::vector<std::size_t> hosts_launched;
   int clock = 0;
-  auto complete = [&](std::size_t u) {
-    for (const std::size_t b : after[u]) --pending[b];
+  // The runner releases a segment's segment successors when it launches
+  // it, and its host successors with its completion (at launch without a
+  // callback, at the callback with one).
+  auto release = [&](std::size_t u, bool to_segments) {
+    for (const std::size_t b : after[u])
+      if ((b < segments) == to_segments) --pending[b];
   };
   std::size_t done = 0, used_count = 0;
   for (std::size_t u = 0; u < units; ++u) used_count += used[u] ? 1 : 0;
@@ -415,7 +480,8 @@ std::string launch_in_random_order(const weft::Graph& g, const weft::DevicePlan&
   auto count = [&](std::size_t u) {
     if (counted[u]) return;
     counted[u] = true;
-    complete(u);
+    release(u, false);
+    if (u >= segments) release(u, true);
     if (++completed == used_count)
       for (std::size_t v = 0; v < units && ended_early.empty(); ++v)
         if (used[v] && !ran[v]) ended_early = "the pass ended before unit " + std::to_string(v) + " ran";
@@ -446,6 +512,7 @@ std::string launch_in_random_order(const weft::Graph& g, const weft::DevicePlan&
             return "segment " + std::to_string(u) + " launched before segment " + std::to_string(w) +
                    " it waits for";
         streams[s.device].push_back(u);
+        release(u, true);
         if (!s.callback) count(u);
       } else {
         hosts_launched.push_back(u);

@@ -118,6 +118,7 @@ nlohmann::json plan_to_json(const std::string& file, const DevicePlan& plan) {
                         {"nodes", s.nodes},
                         {"waits_for", s.waits_for},
                         {"previous", s.previous},
+                        {"choice", s.choice},
                         {"records", s.records},
                         {"callback", s.callback}});
   }

@@ -23,10 +23,15 @@ struct DeviceSegment {
   // Changes of device on the longest path within the phase: a node that
   // waits for another device's node goes to a later round than it.
   int round = 0;
+  // The node whose condition's choice it runs in (the target of a weak
+  // edge), -1 for a segment every pass runs. A choice's segment runs only
+  // when chosen: it has a callback and is in no device's `previous` chain.
+  std::int32_t choice = -1;
   std::vector<std::int32_t> nodes;  // in an order that keeps every edge among them
   std::vector<int> waits_for;       // segments of other devices it waits for (their events), ascending
   // The device's segment before it in launch order (-1: none): a device
-  // runs its segments one after another, in launch order, on one stream.
+  // runs the segments every pass runs one after another, in launch order,
+  // on one stream.
   int previous = -1;
   bool records = false;  // another device's segment waits for it (an event at its end)
   // A host callback after it: it is the last segment of its device a host
@@ -53,7 +58,8 @@ struct DevicePlan {
   DevicePlanCounts counts(int device = -1) const;
   // The devices that have segments, ascending.
   std::vector<int> devices() const;
-  // One line per segment: "device 0 phase 2 round 1: 8 nodes, waits for 3 4, callback".
+  // One line per segment:
+  // "segment 5: device 0 phase 2 round 1: 8 nodes, waits for 3 4, callback".
   std::string describe() const;
 };
 
